@@ -1,0 +1,53 @@
+# InferLedger: `make run` (set up + serve the embedded default), `make test` (set up + whole suite).
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | cksum | cut -d' ' -f1)
+# The tests' data layer runs on PostgreSQL; this default matches a local server with trust auth.
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: venv run serve test check lint format bench clean
+
+$(STAMP): requirements.txt requirements-dev.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	rm -f $(VENV)/.installed-*
+	touch $@
+
+venv: $(STAMP)
+
+run: venv
+	$(PY) manage.py migrate --no-input
+	$(PY) manage.py load_catalog
+	$(PY) manage.py collectstatic --no-input -v0
+	$(PY) manage.py demo_token
+	@echo "Serving InferLedger on http://$(HOST):$(PORT)/  (API: /api/v1/, docs: /api/docs/, admin: /admin/)"
+	$(PY) manage.py runserver $(HOST):$(PORT)
+
+serve: venv
+	$(PY) manage.py runserver $(HOST):$(PORT)
+
+test: venv
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(VENV)/bin/pytest $(PYTEST_ARGS)
+
+check: venv lint
+	DATABASE_URL=sqlite:///:memory: $(PY) manage.py check
+	DATABASE_URL=sqlite:///:memory: $(PY) manage.py makemigrations --check --dry-run
+	DATABASE_URL=sqlite:///:memory: $(PY) manage.py spectacular --validate --fail-on-warn --file /dev/null
+
+lint: venv
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: venv
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+bench: venv
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(PY) benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache .ruff_cache

@@ -1,0 +1,63 @@
+from decimal import Decimal
+
+from rest_framework import serializers
+
+from hardware_catalog.api.serializers import PriceSerializer
+from hardware_catalog.models import Accelerator, OnPremAssumptions, PriceKind
+
+
+class OnPremAssumptionsSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = OnPremAssumptions
+        fields = [
+            "id",
+            "name",
+            "version",
+            "amortization_years",
+            "usd_per_kwh",
+            "pue",
+            "opex_fraction_per_year",
+            "host_capex_share_usd",
+        ]
+
+
+class CostEstimateRequestSerializer(serializers.Serializer):
+    accelerator = serializers.PrimaryKeyRelatedField(queryset=Accelerator.objects.all())
+    price_kind = serializers.ChoiceField(choices=PriceKind.choices)
+    throughput_per_s = serializers.DecimalField(max_digits=20, decimal_places=6, min_value=Decimal("0.000001"))
+    utilization = serializers.DecimalField(
+        max_digits=7, decimal_places=6, min_value=Decimal("0.000001"), max_value=1, default=1
+    )
+    measured_power_w = serializers.DecimalField(
+        max_digits=10, decimal_places=3, min_value=Decimal("0.001"), required=False, allow_null=True
+    )
+    assumptions = serializers.PrimaryKeyRelatedField(
+        queryset=OnPremAssumptions.objects.all(),
+        required=False,
+        allow_null=True,
+        help_text="On-prem assumption set (purchase kind only); default: the latest 'default' version.",
+    )
+    as_of = serializers.DateTimeField(required=False, allow_null=True, help_text="Price in force at; default now.")
+
+
+class HourlyCostSerializer(serializers.Serializer):
+    capex_usd_per_hour = serializers.DecimalField(max_digits=20, decimal_places=6)
+    opex_usd_per_hour = serializers.DecimalField(max_digits=20, decimal_places=6)
+    power_usd_per_hour = serializers.DecimalField(max_digits=20, decimal_places=6)
+    cloud_usd_per_hour = serializers.DecimalField(max_digits=20, decimal_places=6)
+    total_usd_per_hour = serializers.DecimalField(max_digits=20, decimal_places=6)
+    power_w = serializers.DecimalField(max_digits=12, decimal_places=3, allow_null=True)
+    power_source = serializers.CharField()
+
+
+class CostEstimateResponseSerializer(serializers.Serializer):
+    accelerator = serializers.IntegerField()
+    accelerator_name = serializers.CharField()
+    price_kind = serializers.CharField()
+    currency = serializers.CharField()
+    throughput_per_s = serializers.DecimalField(max_digits=20, decimal_places=6)
+    utilization = serializers.DecimalField(max_digits=7, decimal_places=6)
+    hourly = HourlyCostSerializer()
+    cost_per_million_usd = serializers.DecimalField(max_digits=20, decimal_places=4)
+    price = PriceSerializer()
+    assumptions = OnPremAssumptionsSerializer(allow_null=True)

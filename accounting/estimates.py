@@ -1,0 +1,90 @@
+"""Hourly cost of one accelerator from the catalog, and a cost estimate for a stated throughput."""
+
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from hardware_catalog.models import Accelerator, OnPremAssumptions, Price, PriceKind
+from hardware_catalog.selectors import cheapest_price_in_force, onprem_assumptions_in_force
+
+from . import costing
+
+
+class NoPriceError(ValueError):
+    """The catalog has no price of the asked kind in force for the accelerator at that time."""
+
+
+@dataclass(frozen=True)
+class HourlyOffer:
+    """An accelerator's hourly cost, with the price row and assumption set that produced it."""
+
+    accelerator: Accelerator
+    price_kind: str
+    price: Price | None
+    assumptions: OnPremAssumptions | None
+    hourly: costing.HourlyCost
+
+
+def hourly_offer(
+    accelerator: Accelerator,
+    *,
+    price_kind: str,
+    at: datetime | None = None,
+    measured_power_w=None,
+    assumptions: OnPremAssumptions | None = None,
+    price: Price | None = None,
+) -> HourlyOffer:
+    """Cloud kinds: the cheapest offering in force. Purchase: on-prem amortization with the assumptions."""
+    price = price or cheapest_price_in_force(accelerator, kind=price_kind, at=at)
+    if price is None:
+        raise NoPriceError(f"no {price_kind} price for {accelerator} is in force at {at or 'the current time'}")
+    if price_kind != PriceKind.PURCHASE:
+        hourly = costing.cloud_hourly_cost(
+            instance_price_usd_per_hour=price.price_usd,
+            accelerators_per_instance=price.accelerators_per_instance,
+        )
+        return HourlyOffer(accelerator, price_kind, price, None, hourly)
+    assumptions = assumptions or onprem_assumptions_in_force()
+    hourly = costing.onprem_hourly_cost(
+        accelerator_price_usd=price.usd_per_accelerator,
+        host_capex_share_usd=assumptions.host_capex_share_usd,
+        amortization_years=assumptions.amortization_years,
+        opex_fraction_per_year=assumptions.opex_fraction_per_year,
+        usd_per_kwh=assumptions.usd_per_kwh,
+        pue=assumptions.pue,
+        measured_power_w=measured_power_w,
+        tdp_w=accelerator.tdp_w,
+    )
+    return HourlyOffer(accelerator, price_kind, price, assumptions, hourly)
+
+
+@dataclass(frozen=True)
+class CostEstimate:
+    offer: HourlyOffer
+    throughput_per_s: Decimal
+    utilization: Decimal
+    cost_per_million_usd: Decimal
+
+
+def estimate_cost(
+    accelerator: Accelerator,
+    *,
+    price_kind: str,
+    throughput_per_s,
+    utilization=Decimal("1"),
+    measured_power_w=None,
+    at: datetime | None = None,
+    assumptions: OnPremAssumptions | None = None,
+) -> CostEstimate:
+    offer = hourly_offer(
+        accelerator, price_kind=price_kind, at=at, measured_power_w=measured_power_w, assumptions=assumptions
+    )
+    per_million = costing.cost_per_million(
+        hourly_usd=offer.hourly.total_usd_per_hour, throughput_per_s=throughput_per_s, utilization=utilization
+    )
+    return CostEstimate(
+        offer=offer,
+        throughput_per_s=costing.to_decimal(throughput_per_s, "throughput_per_s"),
+        utilization=costing.to_decimal(utilization, "utilization"),
+        cost_per_million_usd=per_million,
+    )

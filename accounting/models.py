@@ -1,0 +1,1 @@
+"""Accounting's stored records (cost snapshots, alarms) are added by the accounting issue."""

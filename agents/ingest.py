@@ -1,0 +1,184 @@
+"""Store a result payload exactly once, or quarantine it with the reason.
+
+The run's UUID is the idempotency key: the same payload delivered twice stores one run; a different
+payload under a stored UUID is refused and quarantined (a replay must not rewrite a measurement).
+Everything for one run is written in one transaction: no half-written runs.
+"""
+
+import hashlib
+import json
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import IntegrityError, transaction
+from django.utils.dateparse import parse_datetime
+
+from agents.harness.result import ResultValidationError, validate_result
+
+from .devices import accelerator_for_device
+from .models import BenchmarkRun, OperatingPoint, QuarantinedPayload
+from .signals import run_ingested
+
+STORED, DUPLICATE, QUARANTINED = "stored", "duplicate", "quarantined"
+
+
+@dataclass(frozen=True)
+class IngestOutcome:
+    status: str  # stored | duplicate | quarantined
+    run: BenchmarkRun | None
+    reason: str = ""
+    quarantine: QuarantinedPayload | None = None
+
+
+def _canonical(payload: dict) -> str:
+    return json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def _quarantine(raw: str, reason: str, source: str, run_id=None) -> IngestOutcome:
+    entry = QuarantinedPayload.objects.create(raw=raw, reason=reason, source=source, run_id=run_id)
+    return IngestOutcome(QUARANTINED, None, reason, entry)
+
+
+def _readable_run_id(payload) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(str(payload.get("run_id")))
+    except (AttributeError, ValueError, TypeError):
+        return None
+
+
+def _time(text: str) -> datetime:
+    parsed = parse_datetime(text)
+    if parsed is None or parsed.tzinfo is None:
+        raise ResultValidationError(f"'{text}' is not an ISO-8601 date-time with a time zone")
+    return parsed
+
+
+def ingest_result(payload: dict | str | bytes, *, source: str) -> IngestOutcome:
+    """Validate and store one result payload. Never raises for bad input: bad input is quarantined."""
+    if isinstance(payload, bytes | str):
+        raw = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else payload
+        try:
+            payload = json.loads(raw)
+        except ValueError as exc:
+            return _quarantine(raw, f"not valid JSON: {exc}", source)
+    else:
+        try:
+            raw = _canonical(payload)
+        except (TypeError, ValueError) as exc:
+            return _quarantine(repr(payload)[:1_000_000], f"not JSON-serialisable: {exc}", source)
+    run_id = _readable_run_id(payload) if isinstance(payload, dict) else None
+    try:
+        validate_result(payload)
+        started_at, finished_at = _time(payload["started_at"]), _time(payload["finished_at"])
+    except ResultValidationError as exc:
+        return _quarantine(raw, f"schema: {exc}", source, run_id)
+
+    digest = hashlib.sha256(_canonical(payload).encode()).hexdigest()
+    existing = BenchmarkRun.objects.filter(pk=run_id).first()
+    if existing is not None:
+        return _replay_outcome(existing, digest, raw, source)
+    try:
+        with transaction.atomic():
+            run = _store(payload, run_id, digest, started_at, finished_at)
+            transaction.on_commit(lambda: run_ingested.send(sender=BenchmarkRun, run=run))
+    except IntegrityError:
+        # Another delivery of the same run committed between our check and our insert.
+        existing = BenchmarkRun.objects.filter(pk=run_id).first()
+        if existing is None:
+            raise
+        return _replay_outcome(existing, digest, raw, source)
+    return IngestOutcome(STORED, run)
+
+
+def _replay_outcome(existing: BenchmarkRun, digest: str, raw: str, source: str) -> IngestOutcome:
+    if existing.payload_sha256 == digest:
+        return IngestOutcome(DUPLICATE, existing, "already stored (same run_id, same payload)")
+    return _quarantine(
+        raw, f"conflict: run {existing.pk} is already stored with a different payload", source, existing.pk
+    )
+
+
+def _store(payload: dict, run_id, digest: str, started_at, finished_at) -> BenchmarkRun:
+    workload, device, environment = payload["workload"], payload["device"], payload.get("environment") or {}
+    accuracy = payload.get("accuracy")
+    points = payload["points"]
+    run = BenchmarkRun.objects.create(
+        id=run_id,
+        accelerator=accelerator_for_device(device, environment),
+        accelerator_count=int(device.get("count") or 1),
+        device_name=device.get("name", ""),
+        workload_name=workload["name"],
+        model_class=workload["model_class"],
+        size=workload.get("size", ""),
+        scenario=payload["scenario"],
+        backend=payload["backend"],
+        precision=payload["precision"],
+        parameters=workload.get("parameters"),
+        flops_per_inference=workload.get("flops_per_inference"),
+        weight_bytes=workload.get("weight_bytes"),
+        started_at=started_at,
+        finished_at=finished_at,
+        loadgen_valid=all(point["loadgen"]["result_valid"] for point in points),
+        accuracy_passed=accuracy.get("passed") if accuracy else None,
+        accuracy=accuracy,
+        environment=environment,
+        settings=payload.get("settings") or {},
+        telemetry=payload.get("telemetry") or {},
+        payload=payload,
+        payload_sha256=digest,
+    )
+    OperatingPoint.objects.bulk_create([_point(run, index, point) for index, point in enumerate(points)])
+    return run
+
+
+def _stat(block, key):
+    return (block or {}).get(key)
+
+
+def _point(run: BenchmarkRun, index: int, point: dict) -> OperatingPoint:
+    latency, loadgen, llm = point["latency_ms"], point["loadgen"], point.get("llm") or {}
+    details = {
+        key: point.get(key)
+        for key in ("queue_wait_ms", "batch_formation_ms", "compute_ms", "h2d_ms", "d2h_ms", "batch_size_histogram")
+        if point.get(key) is not None
+    }
+    if llm:
+        details["llm"] = llm
+    if loadgen.get("early_stopping"):
+        details["early_stopping"] = loadgen["early_stopping"]
+    return OperatingPoint(
+        run=run,
+        index=index,
+        batch_size=point["batch_size"],
+        concurrency=point.get("concurrency"),
+        offered_rate_qps=point.get("offered_rate_qps"),
+        throughput_per_s=point["throughput_per_s"],
+        throughput_unit=point.get("throughput_unit", "inferences"),
+        latency_min_ms=latency.get("min"),
+        latency_mean_ms=latency.get("mean"),
+        latency_p50_ms=latency["p50"],
+        latency_p90_ms=latency.get("p90"),
+        latency_p95_ms=latency.get("p95"),
+        latency_p99_ms=latency["p99"],
+        latency_p99_9_ms=latency.get("p99_9"),
+        latency_max_ms=latency.get("max"),
+        query_count=point.get("query_count"),
+        sample_count=point.get("sample_count"),
+        queue_wait_mean_ms=_stat(point.get("queue_wait_ms"), "mean"),
+        queue_wait_p99_ms=_stat(point.get("queue_wait_ms"), "p99"),
+        batch_formation_mean_ms=_stat(point.get("batch_formation_ms"), "mean"),
+        compute_mean_ms=_stat(point.get("compute_ms"), "mean"),
+        ttft_p50_ms=_stat(llm.get("ttft_ms"), "p50"),
+        ttft_p99_ms=_stat(llm.get("ttft_ms"), "p99"),
+        tpot_p50_ms=_stat(llm.get("tpot_ms"), "p50"),
+        tpot_p99_ms=_stat(llm.get("tpot_ms"), "p99"),
+        output_tokens_per_s=llm.get("output_tokens_per_s"),
+        power_w_mean=point.get("power_w_mean"),
+        energy_j_per_inference=point.get("energy_j_per_inference"),
+        loadgen_valid=loadgen["result_valid"],
+        loadgen_reasons=loadgen.get("reasons") or [],
+        details=details,
+        loadgen_summary_log=loadgen.get("summary_log") or "",
+        loadgen_detail_log=loadgen.get("detail_log") or "",
+    )

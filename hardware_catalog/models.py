@@ -1,0 +1,194 @@
+"""What hardware exists and what it costs, over time.
+
+Prices are facts observed at a time: a new price is a new row, and no row is ever updated, so every
+past cost can be recomputed from the rows that were in force then.
+"""
+
+from decimal import Decimal
+
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+
+class AcceleratorKind(models.TextChoices):
+    GPU = "gpu", "GPU"
+    CPU = "cpu", "CPU"
+    OTHER = "accelerator", "Other accelerator"
+
+
+class Accelerator(models.Model):
+    """One kind of device that can run inference (a GPU model, an AI accelerator, or a CPU slice)."""
+
+    vendor = models.CharField(max_length=64)
+    model = models.CharField(max_length=128)
+    kind = models.CharField(max_length=16, choices=AcceleratorKind.choices, default=AcceleratorKind.GPU)
+    architecture = models.CharField(max_length=64, blank=True)
+    form_factor = models.CharField(max_length=64, blank=True)
+    memory_gib = models.FloatField(null=True, blank=True)
+    memory_bandwidth_gbps = models.FloatField(null=True, blank=True)
+    fp32_tflops = models.FloatField(null=True, blank=True)
+    tf32_tflops_dense = models.FloatField(null=True, blank=True)
+    fp16_tflops_dense = models.FloatField(null=True, blank=True)
+    bf16_tflops_dense = models.FloatField(null=True, blank=True)
+    fp8_tflops_dense = models.FloatField(null=True, blank=True)
+    int8_tops_dense = models.FloatField(null=True, blank=True)
+    tdp_w = models.FloatField(null=True, blank=True)
+    launch_year = models.PositiveSmallIntegerField(null=True, blank=True)
+    vcpu_count = models.PositiveSmallIntegerField(null=True, blank=True)
+    # A local CPU is priced like the cloud CPU slice of its size: prices are looked up on that row.
+    priced_as = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="priced_for")
+    source = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["vendor", "model"]
+        constraints = [
+            # load_catalog and the agents' device matching look accelerators up by (vendor, model).
+            models.UniqueConstraint(fields=["vendor", "model"], name="accelerator_vendor_model_unique"),
+        ]
+
+    def __str__(self):
+        return f"{self.vendor} {self.model}"
+
+    @property
+    def pricing_accelerator(self) -> "Accelerator":
+        return self.priced_as or self
+
+    def peak_tflops(self, precision: str) -> float | None:
+        """Dense peak compute for a precision name used by the harness (fp32, tf32, bf16, fp16, fp8, int8)."""
+        field = {
+            "fp32": "fp32_tflops",
+            "tf32": "tf32_tflops_dense",
+            "fp16": "fp16_tflops_dense",
+            "bf16": "bf16_tflops_dense",
+            "fp8": "fp8_tflops_dense",
+            "int8": "int8_tops_dense",
+        }.get(precision)
+        return getattr(self, field) if field else None
+
+
+class PriceKind(models.TextChoices):
+    PURCHASE = "purchase", "Purchase"
+    CLOUD_ON_DEMAND = "cloud_on_demand", "Cloud on-demand"
+    CLOUD_SPOT = "cloud_spot", "Cloud spot"
+    CLOUD_RESERVED_1Y = "cloud_reserved_1y", "Cloud reserved (1 year)"
+
+
+class PriceUnit(models.TextChoices):
+    PER_INSTANCE_HOUR = "per_instance_hour", "per instance-hour"
+    PER_UNIT = "per_unit", "per unit (purchase)"
+
+
+class PriceQuerySet(models.QuerySet):
+    def in_force(self, at=None):
+        """The rows in force at `at` (default now): for each offering, the latest row with effective_from <= at.
+
+        An offering is (accelerator, kind, provider, region, instance type). Done in one query with a
+        NOT EXISTS on a newer row, so it works the same on SQLite and PostgreSQL.
+        """
+        at = at or timezone.now()
+        newer = Price.objects.filter(
+            accelerator=models.OuterRef("accelerator"),
+            kind=models.OuterRef("kind"),
+            provider=models.OuterRef("provider"),
+            region=models.OuterRef("region"),
+            instance_type=models.OuterRef("instance_type"),
+            effective_from__lte=at,
+            effective_from__gt=models.OuterRef("effective_from"),
+        )
+        return self.filter(effective_from__lte=at).exclude(models.Exists(newer))
+
+    def for_accelerator(self, accelerator: Accelerator):
+        return self.filter(accelerator=accelerator.pricing_accelerator)
+
+
+class Price(models.Model):
+    """One observed price for one offering, effective from a time. Never updated: a change is a new row."""
+
+    accelerator = models.ForeignKey(Accelerator, on_delete=models.PROTECT, related_name="prices")
+    kind = models.CharField(max_length=32, choices=PriceKind.choices)
+    provider = models.CharField(max_length=128)
+    region = models.CharField(max_length=64, blank=True)
+    instance_type = models.CharField(max_length=128, blank=True)
+    accelerators_per_instance = models.PositiveSmallIntegerField(default=1)
+    price_usd = models.DecimalField(max_digits=14, decimal_places=6)
+    unit = models.CharField(max_length=32, choices=PriceUnit.choices)
+    effective_from = models.DateTimeField()
+    as_of = models.CharField(max_length=64, blank=True, help_text="When the price was observed (ISO-8601 interval).")
+    source = models.TextField()
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    objects = PriceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["accelerator", "kind", "provider", "region", "instance_type", "-effective_from"]
+        constraints = [
+            # One price per offering per instant: re-importing a file can never create a second copy.
+            models.UniqueConstraint(
+                fields=["accelerator", "kind", "provider", "region", "instance_type", "effective_from"],
+                name="price_offering_effective_unique",
+            ),
+            # A price is positive and bounded; the upper bound also rejects NaN on PostgreSQL numeric.
+            models.CheckConstraint(
+                condition=Q(price_usd__gt=0) & Q(price_usd__lt=Decimal("100000000")),
+                name="price_usd_positive_bounded",
+            ),
+            models.CheckConstraint(condition=Q(accelerators_per_instance__gte=1), name="price_accels_ge_1"),
+        ]
+        indexes = [
+            # price_in_force: filter by offering, then the latest effective_from.
+            models.Index(fields=["accelerator", "kind", "effective_from"], name="price_accel_kind_eff_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.accelerator} {self.kind} {self.provider} {self.instance_type} ${self.price_usd}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            raise ValueError("Prices are never overwritten: add a new Price row with a later effective_from.")
+        super().save(*args, **kwargs)
+
+    @property
+    def is_purchase(self) -> bool:
+        return self.kind == PriceKind.PURCHASE
+
+    @property
+    def usd_per_accelerator(self) -> Decimal:
+        """Per accelerator: USD per hour for cloud rows, USD per unit for purchase rows."""
+        return self.price_usd / self.accelerators_per_instance
+
+
+class OnPremAssumptions(models.Model):
+    """A named, versioned set of on-premises assumptions. Never edited: a change is a new version."""
+
+    name = models.CharField(max_length=64, default="default")
+    version = models.PositiveIntegerField(default=1)
+    amortization_years = models.DecimalField(max_digits=6, decimal_places=2)
+    usd_per_kwh = models.DecimalField(max_digits=8, decimal_places=4)
+    pue = models.DecimalField(max_digits=4, decimal_places=2)
+    opex_fraction_per_year = models.DecimalField(max_digits=5, decimal_places=4)
+    host_capex_share_usd = models.DecimalField(
+        max_digits=12, decimal_places=2, help_text="Share of the host server's price carried by each accelerator."
+    )
+    notes = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["name", "-version"]
+        constraints = [
+            # Snapshots cite (name, version): the pair must name exactly one set.
+            models.UniqueConstraint(fields=["name", "version"], name="onprem_name_version_unique"),
+            models.CheckConstraint(condition=Q(amortization_years__gt=0), name="onprem_amortization_gt_0"),
+            models.CheckConstraint(condition=Q(pue__gte=1), name="onprem_pue_ge_1"),
+            models.CheckConstraint(condition=Q(usd_per_kwh__gte=0), name="onprem_tariff_ge_0"),
+        ]
+        verbose_name_plural = "on-premises assumptions"
+
+    def __str__(self):
+        return f"{self.name} v{self.version}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            raise ValueError("Assumption sets are versioned: create a new version instead of editing this one.")
+        super().save(*args, **kwargs)
