@@ -86,3 +86,25 @@ def make_price(db):
         )
 
     return make
+
+
+@pytest.fixture(scope="session")
+def measured_payload(tmp_path_factory):
+    """One real harness result (tabular tiny, single-stream, a short run), measured once per test session."""
+    from agents.harness.scenarios.settings import preset
+    from agents.harness.suite import SuiteItem, run_item
+
+    settings = preset("quick").with_(min_duration_ms=200, min_query_count=32, warmup_queries=4)
+    item = SuiteItem("tabular", "tiny", "single-stream", "eager", "fp32", "cpu", settings)
+    return run_item(item, tmp_path_factory.mktemp("harness"))
+
+
+@pytest.fixture
+def result_payload(measured_payload):
+    """A fresh copy of the measured payload with its own run_id, safe to modify."""
+    import copy
+    import uuid
+
+    payload = copy.deepcopy(measured_payload)
+    payload["run_id"] = str(uuid.uuid4())
+    return payload

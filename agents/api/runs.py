@@ -1,0 +1,57 @@
+"""Read-only API over benchmark runs and their operating points (written only by ingest)."""
+
+import django_filters
+from rest_framework import serializers, viewsets
+
+from ..models import BenchmarkRun, OperatingPoint
+
+
+class RunFilterSet(django_filters.FilterSet):
+    workload = django_filters.CharFilter(field_name="workload_name")
+    model_class = django_filters.CharFilter()
+    scenario = django_filters.CharFilter()
+    backend = django_filters.CharFilter()
+    precision = django_filters.CharFilter()
+    origin = django_filters.CharFilter()
+    started_after = django_filters.IsoDateTimeFilter(field_name="started_at", lookup_expr="gte")
+    started_before = django_filters.IsoDateTimeFilter(field_name="started_at", lookup_expr="lt")
+
+    class Meta:
+        model = BenchmarkRun
+        fields = ["accelerator", "workload", "model_class", "scenario", "backend", "precision", "origin"]
+
+
+class OperatingPointSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = OperatingPoint
+        fields = [
+            "index", "batch_size", "concurrency", "offered_rate_qps", "throughput_per_s", "throughput_unit",
+            "latency_min_ms", "latency_mean_ms", "latency_p50_ms", "latency_p90_ms", "latency_p95_ms",
+            "latency_p99_ms", "latency_p99_9_ms", "latency_max_ms", "query_count", "sample_count",
+            "queue_wait_mean_ms", "queue_wait_p99_ms", "batch_formation_mean_ms", "compute_mean_ms",
+            "ttft_p50_ms", "ttft_p99_ms", "tpot_p50_ms", "tpot_p99_ms", "output_tokens_per_s",
+            "power_w_mean", "energy_j_per_inference", "loadgen_valid", "loadgen_reasons", "details",
+        ]  # fmt: skip
+
+
+class RunSerializer(serializers.ModelSerializer):
+    accelerator_name = serializers.StringRelatedField(source="accelerator")
+    points = OperatingPointSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = BenchmarkRun
+        fields = [
+            "id", "origin", "external_source", "accelerator", "accelerator_name", "accelerator_count",
+            "device_name", "workload_name", "model_class", "size", "scenario", "backend", "precision",
+            "parameters", "flops_per_inference", "weight_bytes", "started_at", "finished_at", "loadgen_valid",
+            "accuracy_passed", "accuracy", "environment", "settings", "telemetry", "ingested_at", "points",
+        ]  # fmt: skip
+
+
+class RunViewSet(viewsets.ReadOnlyModelViewSet):
+    """Benchmark runs with their operating points; filter by workload, backend, precision, accelerator …"""
+
+    queryset = BenchmarkRun.objects.select_related("accelerator").prefetch_related("points")
+    serializer_class = RunSerializer
+    filterset_class = RunFilterSet
+    ordering_fields = ["started_at", "ingested_at"]

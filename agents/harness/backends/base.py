@@ -1,0 +1,98 @@
+"""The Backend interface: how a workload's module is prepared and executed at a precision on a device."""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+from abc import ABC, abstractmethod
+from typing import ClassVar
+
+import torch
+from torch import nn
+
+PRECISIONS = ("fp32", "bf16", "fp16", "int8", "fp8")
+FP8_MIN_CAPABILITY = (8, 9)
+
+
+def cuda_available() -> bool:
+    return torch.cuda.is_available()
+
+
+def torch_precision_support(precision: str, device: str) -> tuple[bool, str]:
+    """Whether plain PyTorch can run ``precision`` on ``device``; the reason says why not."""
+    if precision not in PRECISIONS:
+        return False, f"unknown precision {precision!r}; known: {', '.join(PRECISIONS)}"
+    if device == "cuda" and not cuda_available():
+        return False, "CUDA not available"
+    if precision == "fp32":
+        return True, ""
+    if precision == "bf16":
+        if device == "cuda" and not torch.cuda.is_bf16_supported():
+            return False, "this GPU has no bf16 support"
+        return True, ""
+    if precision == "fp16":
+        return (True, "") if device == "cuda" else (False, "fp16 runs on GPU only (CPU has no fast fp16 matmul)")
+    if precision == "int8":
+        if device != "cpu":
+            return False, "int8 dynamic quantization (quantize_dynamic) runs on CPU only"
+        return True, ""
+    if device != "cuda" or torch.cuda.get_device_capability() < FP8_MIN_CAPABILITY:
+        return False, "fp8 needs a GPU with compute capability >= 8.9 (Ada/Hopper)"
+    return False, "fp8 matmuls need a TensorRT or torchao quantization recipe, not provided by this backend"
+
+
+def quantize_int8(module: nn.Module) -> nn.Module:
+    """Dynamic int8 quantization of Linear layers (weights int8, activations quantized per batch).
+
+    ``torch.ao.quantization`` warns that it is moving to torchao; we keep it deliberately because it
+    ships with torch (no extra dependency) and still produces real int8 kernels on CPU.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.filterwarnings("ignore", message=".*quantize_per_tensor.*")
+        return torch.ao.quantization.quantize_dynamic(module, {nn.Linear}, dtype=torch.qint8)
+
+
+def autocast_for(precision: str, device: str):
+    """Autocast context for bf16/fp16; a null context for the others."""
+    if precision in ("bf16", "fp16"):
+        dtype = torch.bfloat16 if precision == "bf16" else torch.float16
+        return torch.autocast(device_type=device, dtype=dtype)
+    return contextlib.nullcontext()
+
+
+class Backend(ABC):
+    """Prepares a module once (``load``) then runs batches (``forward``); outputs are torch tensors."""
+
+    name: ClassVar[str]
+
+    def __init__(self, precision: str = "fp32", device: str = "cpu"):
+        self.precision = precision
+        self.device = device
+        self.module: nn.Module | None = None
+
+    @classmethod
+    def supports(cls, precision: str, device: str) -> tuple[bool, str]:
+        """Whether this backend can run ``precision`` on ``device`` here, and why not."""
+        return torch_precision_support(precision, device)
+
+    @classmethod
+    def supports_workload(cls, model_class: str) -> tuple[bool, str]:
+        """Whether this backend can run a model class (generation loops are not exportable everywhere)."""
+        return True, ""
+
+    @abstractmethod
+    def load(self, model: nn.Module, example: tuple[torch.Tensor, ...]) -> None:
+        """Prepare ``model`` (fp32, eval mode) for ``self.precision``; ``example`` is a sample batch."""
+
+    @abstractmethod
+    def forward(self, *inputs) -> torch.Tensor:
+        """Run one batch; blocks until the result is ready on the host or device."""
+
+    def synchronize(self) -> None:
+        if self.device == "cuda":
+            torch.cuda.synchronize()
+
+    def close(self) -> None:
+        """Release resources (sessions, graphs, temp files); nothing to release by default."""
+        return None

@@ -1,0 +1,99 @@
+"""ONNX Runtime: the module is exported with the TorchScript exporter and run by an InferenceSession."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import warnings
+
+import torch
+from torch import nn
+
+from .base import Backend, cuda_available
+
+
+def _onnxruntime():
+    import onnxruntime
+
+    return onnxruntime
+
+
+def export_onnx(model: nn.Module, example: tuple, path: str, names: list[str], axes: dict) -> None:
+    """TorchScript-based export (``dynamo=False``): chosen deliberately because it needs only the
+    ``onnx`` package, not ``onnxscript``; its deprecation and tracer warnings are expected here."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.simplefilter("ignore", torch.jit.TracerWarning)
+        torch.onnx.export(
+            model.cpu(),
+            tuple(t.cpu() for t in example),
+            path,
+            input_names=names,
+            output_names=["output"],
+            dynamic_axes=axes,
+            dynamo=False,
+        )
+
+
+class OnnxRuntimeBackend(Backend):
+    name = "onnxruntime"
+
+    @classmethod
+    def supports(cls, precision: str, device: str) -> tuple[bool, str]:
+        try:
+            ort = _onnxruntime()
+        except ImportError as exc:
+            return False, f"onnxruntime not installed ({exc})"
+        if device == "cuda":
+            if not cuda_available():
+                return False, "CUDA not available"
+            if "CUDAExecutionProvider" not in ort.get_available_providers():
+                return False, "onnxruntime has no CUDAExecutionProvider (install onnxruntime-gpu)"
+        if precision == "fp32":
+            return True, ""
+        if precision == "int8" and device == "cpu":
+            return True, ""
+        return False, f"{precision} is not wired for onnxruntime on {device} (fp32, and int8 on CPU, are)"
+
+    @classmethod
+    def supports_workload(cls, model_class: str) -> tuple[bool, str]:
+        if model_class == "llm-decoder":
+            return False, "the KV-cache generation loop is not exported to ONNX"
+        return True, ""
+
+    def load(self, model: nn.Module, example: tuple[torch.Tensor, ...]) -> None:
+        ort = _onnxruntime()
+        self._tmp = tempfile.TemporaryDirectory(prefix="inferledger-onnx-")
+        path = os.path.join(self._tmp.name, "model.onnx")
+        names = [f"input_{i}" for i in range(len(example))]
+        axes = {n: {0: "batch"} for n in names} | {"output": {0: "batch"}}
+        torch.onnx.export(
+            model.cpu(),
+            tuple(t.cpu() for t in example),
+            path,
+            input_names=names,
+            output_names=["output"],
+            dynamic_axes=axes,
+            dynamo=False,
+        )
+        if self.precision == "int8":
+            from onnxruntime.quantization import QuantType, quantize_dynamic
+
+            quantized = os.path.join(self._tmp.name, "model.int8.onnx")
+            quantize_dynamic(path, quantized, weight_type=QuantType.QInt8)
+            path = quantized
+        providers = ["CUDAExecutionProvider"] if self.device == "cuda" else ["CPUExecutionProvider"]
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = torch.get_num_threads()
+        self.session = ort.InferenceSession(path, options, providers=providers)
+        self._names = names
+
+    def forward(self, *inputs) -> torch.Tensor:
+        feeds = {n: t.detach().cpu().numpy() for n, t in zip(self._names, inputs, strict=True)}
+        (out,) = self.session.run(["output"], feeds)
+        return torch.from_numpy(out)
+
+    def close(self) -> None:
+        tmp = getattr(self, "_tmp", None)
+        if tmp is not None:
+            tmp.cleanup()

@@ -1,0 +1,76 @@
+"""Turns a measured PointResult into the payload's ``points[i]`` block."""
+
+from __future__ import annotations
+
+from .scenarios import PointResult
+from .stats import loadgen_latency_ms, split_summary_ms
+
+
+def _histogram(point: PointResult) -> dict[str, int] | None:
+    counts = {str(size): int(n) for size, n in sorted(point.sut.batch_sizes.items()) if n}
+    return counts or None
+
+
+def _optional_latency(latency_ns: dict) -> dict | None:
+    return loadgen_latency_ms(latency_ns) if latency_ns else None
+
+
+def _llm_block(point: PointResult) -> dict | None:
+    if not point.output_tokens:
+        return None
+    parsed = point.parsed
+    tokens_per_s = parsed.get("tokens_per_second")
+    if not tokens_per_s:
+        raise ValueError(f"LoadGen reported no token throughput for {point.log_dir}")
+    return {
+        "prompt_tokens": point.prompt_tokens,
+        "output_tokens": point.output_tokens,
+        # LoadGen reports token latencies for SingleStream and Server only (Offline has none).
+        "ttft_ms": _optional_latency(parsed["first_token_latency_ns"]),
+        "tpot_ms": _optional_latency(parsed["time_per_output_token_ns"]),
+        "output_tokens_per_s": float(tokens_per_s),
+    }
+
+
+def point_payload(point: PointResult) -> dict:
+    parsed = point.parsed
+    llm = _llm_block(point)
+    if llm is not None:
+        throughput, unit = llm["output_tokens_per_s"], "output_tokens"
+    else:
+        throughput, unit = parsed.get("samples_per_second"), "inferences"
+    if not throughput or throughput <= 0:
+        raise ValueError(f"LoadGen reported no throughput for {point.log_dir}")
+    samples = point.sut.samples
+    energy = point.energy
+    return {
+        "batch_size": point.batch_size,
+        "concurrency": point.concurrency,
+        "offered_rate_qps": point.offered_rate_qps,
+        "throughput_per_s": float(throughput),
+        "throughput_unit": unit,
+        "latency_ms": loadgen_latency_ms(parsed["latency_ns"]),
+        "query_count": int(parsed.get("query_count") or samples),
+        "sample_count": samples,
+        "queue_wait_ms": split_summary_ms(point.sut.queue_wait_ns),
+        "batch_formation_ms": split_summary_ms(point.sut.batch_formation_ns),
+        "compute_ms": split_summary_ms(point.sut.compute_ns),
+        "h2d_ms": split_summary_ms(point.sut.h2d_ns),
+        "d2h_ms": split_summary_ms(point.sut.d2h_ns),
+        "end_to_end_ms": split_summary_ms(point.sut.end_to_end_ns),
+        "batch_size_histogram": _histogram(point),
+        "llm": llm,
+        "power_w_mean": energy.power_w_mean,
+        "energy_j_per_inference": energy.energy_j / samples if energy.energy_j is not None and samples else None,
+        "loadgen": {
+            "result_valid": bool(parsed.get("result_valid")),
+            "verdict": parsed.get("verdict") or "INVALID",
+            "reasons": [str(r) for r in parsed.get("reasons", [])],
+            "early_stopping": parsed.get("early_stopping"),
+            "constraints": parsed.get("constraints", {}),
+            "scenario": parsed.get("scenario") or "",
+            "log_dir": point.log_dir,
+            "summary_log": point.summary_log,
+            "detail_log": point.detail_log,
+        },
+    }

@@ -1,0 +1,94 @@
+"""The SUT's execution core: pre-generated samples, batch formation and timed execution.
+
+Host-to-device and device-to-host copies are timed separately (with ``torch.cuda.synchronize``) when
+the backend runs on CUDA; on CPU they are absent and compute is the whole forward pass.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+
+from ..backends import Backend
+from ..workloads import Workload
+
+
+@dataclass
+class ExecTiming:
+    h2d_ns: int | None
+    compute_ns: int
+    d2h_ns: int | None
+    output: torch.Tensor
+
+
+class Engine:
+    """Binds a loaded backend to a workload and a library of batch-1 samples (LoadGen's QSL)."""
+
+    def __init__(self, workload: Workload, backend: Backend, sample_count: int, seed: int = 0):
+        self.workload, self.backend = workload, backend
+        self.device = backend.device
+        self.samples = [workload.example_inputs(1, seed=seed + i) for i in range(sample_count)]
+        self.is_generative = workload.output_tokens() > 0
+
+    def form_batch(self, indices: list[int]) -> tuple[torch.Tensor, ...]:
+        if len(indices) == 1:
+            return self.samples[indices[0]]
+        parts = [self.samples[i] for i in indices]
+        return tuple(torch.cat(column) for column in zip(*parts, strict=True))
+
+    def execute(self, batch: tuple[torch.Tensor, ...], on_first_token: Callable | None = None) -> ExecTiming:
+        """Run one batch; the output is on the host when this returns."""
+        clock = time.perf_counter_ns
+        h2d_ns = d2h_ns = None
+        if self.device == "cuda":
+            t0 = clock()
+            batch = tuple(t.to("cuda", non_blocking=True) for t in batch)
+            torch.cuda.synchronize()
+            h2d_ns = clock() - t0
+        t0 = clock()
+        output = self.workload.infer(self.backend.forward, self.backend.module, batch, on_first_token)
+        self.backend.synchronize()
+        compute_ns = clock() - t0
+        if self.device == "cuda":
+            t0 = clock()
+            output = output.cpu()
+            torch.cuda.synchronize()
+            d2h_ns = clock() - t0
+        return ExecTiming(h2d_ns, compute_ns, d2h_ns, output)
+
+    def median_latency_ns(self, batch_size: int, repeats: int) -> int:
+        """Warm the backend and return the median wall time of ``repeats`` batches of ``batch_size``."""
+        indices = [i % len(self.samples) for i in range(batch_size)]
+        batch = self.form_batch(indices)
+        times = []
+        for _ in range(max(1, repeats)):
+            t0 = time.perf_counter_ns()
+            self.execute(batch)
+            times.append(time.perf_counter_ns() - t0)
+        times.sort()
+        return times[len(times) // 2]
+
+    def throughput_per_s(self, batch_size: int, window_s: float, min_batches: int = 3, max_windows: int = 10) -> float:
+        """Samples/s of back-to-back batches (formation + execution), once it has settled.
+
+        Used to size LoadGen's Offline query and the Server rate scale; it includes the per-batch
+        Python overhead a tight single-batch timing would miss. A new batch shape can run slowly for a
+        few hundred ms on CPU (kernel selection, thread-pool wake-up), so windows of ``window_s`` are
+        repeated until two consecutive rates agree within 15% (at most ``max_windows``).
+        """
+        previous = 0.0
+        for _ in range(max_windows):
+            start, batches, offset = time.perf_counter_ns(), 0, 0
+            deadline = start + int(window_s * 1e9)
+            while batches < min_batches or time.perf_counter_ns() < deadline:
+                indices = [(offset + i) % len(self.samples) for i in range(batch_size)]
+                self.execute(self.form_batch(indices))
+                batches, offset = batches + 1, offset + batch_size
+            rate = batches * batch_size / ((time.perf_counter_ns() - start) / 1e9)
+            if previous and abs(rate - previous) <= 0.15 * max(rate, previous):
+                return (rate + previous) / 2
+            previous = rate
+        return previous

@@ -1,0 +1,113 @@
+"""One LoadGen test: construct SUT/QSL, start the test with logs into a directory, parse the logs."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import mlperf_loadgen as lg
+import numpy as np
+
+from ..loadgen_logs import read_run_dir
+from ..telemetry import PointEnergy, TelemetrySession
+
+SCENARIOS = {"single-stream": "SingleStream", "offline": "Offline", "server": "Server"}
+DETAIL_LOG_MAX_BYTES = 512 * 1024
+# LoadGen allows one test at a time per process.
+_LOADGEN_LOCK = threading.Lock()
+
+
+@dataclass
+class SutRecord:
+    """What our SUT measured during one LoadGen test: per-request splits (ns) and batch sizes."""
+
+    queue_wait_ns: list[int] = field(default_factory=list)
+    batch_formation_ns: list[int] = field(default_factory=list)
+    h2d_ns: list[int] = field(default_factory=list)
+    compute_ns: list[int] = field(default_factory=list)
+    d2h_ns: list[int] = field(default_factory=list)
+    end_to_end_ns: list[int] = field(default_factory=list)
+    batch_sizes: Counter = field(default_factory=Counter)
+    samples: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+@dataclass
+class PointResult:
+    """One measured point: LoadGen's parsed verdict and logs plus the SUT's own split."""
+
+    scenario: str
+    batch_size: int
+    concurrency: int | None
+    offered_rate_qps: float | None
+    parsed: dict
+    summary_log: str
+    detail_log: str
+    log_dir: str
+    sut: SutRecord
+    energy: PointEnergy
+    output_tokens: int = 0
+    prompt_tokens: int = 0
+
+
+class Responder:
+    """Builds LoadGen responses; keeps response buffers alive until LoadGen has read them."""
+
+    def __init__(self, output_tokens: int):
+        self.output_tokens = output_tokens
+        self._buffer = np.zeros(max(1, output_tokens), dtype=np.int64)
+
+    def response(self, query_id: int, tokens: int | None = None) -> lg.QuerySampleResponse:
+        n_tokens = self.output_tokens if tokens is None else tokens
+        size = self._buffer.itemsize * max(1, n_tokens)
+        return lg.QuerySampleResponse(query_id, self._buffer.ctypes.data, size, n_tokens)
+
+    def first_tokens(self, query_ids: list[int]) -> None:
+        lg.FirstTokenComplete([self.response(q, 1) for q in query_ids])
+
+    def complete(self, query_ids: list[int]) -> None:
+        lg.QuerySamplesComplete([self.response(q) for q in query_ids])
+
+
+def base_settings(
+    scenario: str, min_duration_ms: int, min_query_count: int, sample_count: int, token_latencies: bool
+) -> lg.TestSettings:
+    settings = lg.TestSettings()
+    settings.scenario = getattr(lg.TestScenario, SCENARIOS[scenario])
+    settings.mode = lg.TestMode.PerformanceOnly
+    settings.min_duration_ms = int(min_duration_ms)
+    settings.min_query_count = int(min_query_count)
+    settings.performance_sample_count_override = sample_count
+    settings.use_token_latencies = token_latencies
+    return settings
+
+
+def run_test(
+    settings: lg.TestSettings, issue, flush, sample_count: int, log_dir: Path, telemetry: TelemetrySession
+) -> tuple[dict, str, str, PointEnergy]:
+    """Run one LoadGen test; returns (parsed logs, summary text, detail text, energy of the window)."""
+    log_dir.mkdir(parents=True, exist_ok=True)
+    log_settings = lg.LogSettings()
+    log_settings.log_output.outdir = str(log_dir)
+    log_settings.log_output.copy_summary_to_stdout = False
+    log_settings.enable_trace = False
+    # Write logs after the test: a polling logger thread would compete with the model for CPU cores.
+    log_settings.log_mode = lg.LoggingMode.EndOfTestOnly
+    with _LOADGEN_LOCK:
+        sut = lg.ConstructSUT(issue, flush)
+        qsl = lg.ConstructQSL(sample_count, sample_count, lambda _: None, lambda _: None)
+        try:
+            telemetry.begin_point()
+            lg.StartTestWithLogSettings(sut, qsl, settings, log_settings)
+            energy = telemetry.end_point()
+        finally:
+            lg.DestroyQSL(qsl)
+            lg.DestroySUT(sut)
+    parsed = read_run_dir(log_dir)
+    summary, detail = parsed.pop("summary_text") or "", parsed.pop("detail_text") or ""
+    detail_bytes = detail.encode()
+    if len(detail_bytes) > DETAIL_LOG_MAX_BYTES:
+        detail = detail_bytes[:DETAIL_LOG_MAX_BYTES].decode(errors="ignore")
+    return parsed, summary, detail, energy

@@ -1,0 +1,97 @@
+"""Offline: LoadGen hands over all samples at once; the SUT runs them in batches of a fixed size."""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from pathlib import Path
+
+from ..telemetry import TelemetrySession
+from .engine import Engine
+from .loadgen_run import PointResult, Responder, SutRecord, base_settings, run_test
+from .settings import RunSettings
+from .single_stream import _prompt_tokens
+
+CALIBRATION_BATCHES = 3
+
+
+def calibration_window_s(settings: RunSettings) -> float:
+    """A tenth of the run, capped at 0.5 s: long enough to average out per-batch overhead."""
+    return min(0.5, settings.min_duration_ms / 10_000)
+
+
+def run_offline(
+    engine: Engine, settings: RunSettings, batch_size: int, log_dir: Path, telemetry: TelemetrySession
+) -> PointResult:
+    """Offline point at one batch size. LoadGen sizes the single Offline query from the expected QPS,
+    so a pilot LoadGen run of a tenth of the duration (logs in ``log_dir/pilot``) measures the rate
+    the SUT really sustains under LoadGen, after a direct calibration seeds the pilot."""
+    expected_qps = engine.throughput_per_s(batch_size, calibration_window_s(settings), CALIBRATION_BATCHES)
+    pilot = settings.with_(min_duration_ms=max(100, settings.min_duration_ms // 10), min_query_count=1)
+    pilot_point = _offline_test(engine, pilot, batch_size, expected_qps, log_dir / "pilot", telemetry)
+    # 10% headroom: an exact estimate lands just short of min_duration about half the time.
+    expected_qps = 1.1 * (pilot_point.parsed.get("samples_per_second") or expected_qps)
+    return _offline_test(engine, settings, batch_size, expected_qps, log_dir, telemetry)
+
+
+def _offline_test(
+    engine: Engine,
+    settings: RunSettings,
+    batch_size: int,
+    expected_qps: float,
+    log_dir: Path,
+    telemetry: TelemetrySession,
+) -> PointResult:
+    sample_count = len(engine.samples)
+    responder = Responder(engine.workload.output_tokens())
+    record = SutRecord()
+    work: queue.Queue = queue.Queue()
+    clock = time.perf_counter_ns
+
+    def worker() -> None:
+        while (query_samples := work.get()) is not None:
+            for start in range(0, len(query_samples), batch_size):
+                chunk = query_samples[start : start + batch_size]
+                ids = [q.id for q in chunk]
+                first = (lambda _tok, ids=ids: responder.first_tokens(ids)) if engine.is_generative else None
+                t0 = clock()
+                batch = engine.form_batch([q.index for q in chunk])
+                t1 = clock()
+                timing = engine.execute(batch, first)
+                responder.complete(ids)
+                record.batch_formation_ns.append(t1 - t0)
+                record.compute_ns.append(timing.compute_ns)
+                if timing.h2d_ns is not None:
+                    record.h2d_ns.append(timing.h2d_ns)
+                    record.d2h_ns.append(timing.d2h_ns)
+                record.batch_sizes[len(chunk)] += 1
+                record.samples += len(chunk)
+
+    thread = threading.Thread(target=worker, name="offline-sut", daemon=True)
+    thread.start()
+    lg_settings = base_settings(
+        "offline", settings.min_duration_ms, settings.min_query_count, sample_count, engine.is_generative
+    )
+    lg_settings.offline_expected_qps = expected_qps
+    try:
+        parsed, summary, detail, energy = run_test(
+            lg_settings, work.put, lambda: None, sample_count, log_dir, telemetry
+        )
+    finally:
+        work.put(None)
+        thread.join()
+    return PointResult(
+        "offline",
+        batch_size,
+        None,
+        None,
+        parsed,
+        summary,
+        detail,
+        str(log_dir),
+        record,
+        energy,
+        engine.workload.output_tokens(),
+        _prompt_tokens(engine),
+    )

@@ -1,0 +1,65 @@
+"""Run settings and the quick / standard / publishable presets."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Everything that shapes a measurement; recorded verbatim in each result's ``settings``."""
+
+    min_duration_ms: int = 1000
+    min_query_count: int = 64
+    warmup_queries: int = 10
+    performance_sample_count: int = 16
+    offline_batch_sizes: tuple[int, ...] = (1, 8, 32)
+    server_load_fractions: tuple[float, ...] = (0.5,)
+    server_max_batch_size: int = 8
+    server_max_queue_wait_ms: float = 2.0
+    server_target_latency_ms: float = 100.0
+    llm_ttft_latency_ms: float = 2000.0
+    llm_tpot_latency_ms: float = 200.0
+    accuracy_batch_size: int = 4
+    seed: int = 0
+    preset: str = "custom"
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["offline_batch_sizes"] = list(self.offline_batch_sizes)
+        data["server_load_fractions"] = list(self.server_load_fractions)
+        return data
+
+    def with_(self, **changes) -> RunSettings:
+        return replace(self, **changes)
+
+
+PRESETS: dict[str, RunSettings] = {
+    # About a second per point: enough for a VALID LoadGen verdict on tiny models, not for publishing.
+    "quick": RunSettings(min_duration_ms=1000, min_query_count=64, warmup_queries=10, preset="quick"),
+    "standard": RunSettings(
+        min_duration_ms=10_000,
+        min_query_count=256,
+        warmup_queries=50,
+        offline_batch_sizes=(1, 4, 16, 64),
+        server_load_fractions=(0.25, 0.5, 0.75),
+        preset="standard",
+    ),
+    # MLPerf Inference rules: 600 s per run, at least 1024 queries (SingleStream's minimum).
+    "publishable": RunSettings(
+        min_duration_ms=600_000,
+        min_query_count=1024,
+        warmup_queries=200,
+        performance_sample_count=64,
+        offline_batch_sizes=(1, 8, 32, 128),
+        server_load_fractions=(0.25, 0.5, 0.75, 0.9),
+        preset="publishable",
+    ),
+}
+
+
+def preset(name: str) -> RunSettings:
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise ValueError(f"unknown preset {name!r}; known: {', '.join(PRESETS)}") from None

@@ -1,0 +1,62 @@
+"""SingleStream: one query of batch 1 at a time; LoadGen records the latency distribution."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from ..telemetry import TelemetrySession
+from .engine import Engine
+from .loadgen_run import PointResult, Responder, SutRecord, base_settings, run_test
+from .settings import RunSettings
+
+
+def run_single_stream(engine: Engine, settings: RunSettings, log_dir: Path, telemetry: TelemetrySession) -> PointResult:
+    # LoadGen pre-generates SingleStream queries from the expected latency: calibrate it first.
+    expected_ns = engine.median_latency_ns(1, settings.warmup_queries)
+    sample_count = len(engine.samples)
+    responder = Responder(engine.workload.output_tokens())
+    record = SutRecord()
+    clock = time.perf_counter_ns
+
+    def issue(query_samples) -> None:
+        for query in query_samples:
+            first = (lambda _tok, qid=query.id: responder.first_tokens([qid])) if engine.is_generative else None
+            t0 = clock()
+            timing = engine.execute(engine.samples[query.index], first)
+            responder.complete([query.id])
+            record.end_to_end_ns.append(clock() - t0)
+            record.compute_ns.append(timing.compute_ns)
+            if timing.h2d_ns is not None:
+                record.h2d_ns.append(timing.h2d_ns)
+                record.d2h_ns.append(timing.d2h_ns)
+            record.samples += 1
+
+    lg_settings = base_settings(
+        "single-stream",
+        settings.min_duration_ms,
+        settings.min_query_count,
+        sample_count,
+        engine.is_generative,
+    )
+    lg_settings.single_stream_expected_latency_ns = max(1, int(expected_ns))
+    parsed, summary, detail, energy = run_test(lg_settings, issue, lambda: None, sample_count, log_dir, telemetry)
+    record.batch_sizes[1] = record.samples
+    return PointResult(
+        "single-stream",
+        1,
+        1,
+        None,
+        parsed,
+        summary,
+        detail,
+        str(log_dir),
+        record,
+        energy,
+        engine.workload.output_tokens(),
+        _prompt_tokens(engine),
+    )
+
+
+def _prompt_tokens(engine: Engine) -> int:
+    return int(engine.workload.config.get("prompt_tokens", 0)) if engine.is_generative else 0

@@ -1,0 +1,131 @@
+import socket
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from agents.harness.suite import SUITES, Skip, plan_suite, run_suite
+from agents.ingest import QUARANTINED, STORED, ingest_result
+from agents.models import BenchmarkRun
+
+BAR_WIDTH = 28
+
+
+class ProgressBar:
+    """One line redrawn in place on a terminal; one line per item elsewhere (CI logs, pipes)."""
+
+    def __init__(self, stream):
+        self.stream = stream  # a management command's OutputWrapper
+        self.interactive = stream.isatty()
+        self.last_item = None
+
+    def __call__(self, event: dict):
+        fraction = event.get("fraction") or 0.0
+        filled = int(round(fraction * BAR_WIDTH))
+        where = f"{event.get('workload') or ''} {event.get('scenario') or ''} {event.get('point') or ''}".strip()
+        line = f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {fraction * 100:5.1f}%  {where}"
+        if self.interactive:
+            self.stream.write(f"\r{line[:110]:<110}", ending="")
+            self.stream.flush()
+        elif event.get("item") != self.last_item:
+            self.stream.write(line)
+            self.stream.flush()
+        self.last_item = event.get("item")
+
+    def finish(self):
+        if self.interactive:
+            self.stream.write("")
+
+
+class Command(BaseCommand):
+    help = (
+        "Run the standardized inference suite on this machine's CPU (or GPU), in-process, ingest the results "
+        "and print a summary. The quick suite takes a few minutes on 2 cores."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--suite", choices=SUITES, default="quick")
+        parser.add_argument("--workload", action="append", help="Model class to run (repeatable); default all.")
+        parser.add_argument("--backend", action="append", help="Backend (repeatable); default the suite's.")
+        parser.add_argument("--precision", action="append", help="Precision (repeatable); default the suite's.")
+        parser.add_argument(
+            "--out", type=Path, help="Where LoadGen logs and result JSON go (default var/bench/<time>)."
+        )
+        parser.add_argument(
+            "--once",
+            action="store_true",
+            help="Do nothing if this host already has results from this suite (make run uses it on restarts).",
+        )
+
+    def handle(self, *args, suite, workload, backend, precision, out, once=False, **options):
+        if once and _already_measured(suite):
+            self.stdout.write(
+                f"This host already has {suite}-suite results; skipping (run `manage.py bench` to re-measure)."
+            )
+            return
+        try:
+            items = plan_suite(suite, workloads=workload, backends=backend, precisions=precision)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+        if not items:
+            raise CommandError("nothing to run: the filters matched no suite item")
+        out = out or _default_out_dir()
+        out.mkdir(parents=True, exist_ok=True)
+        self.stdout.write(f"Running the {suite} suite: {len(items)} items; logs and results in {out}")
+        bar = ProgressBar(self.stdout)
+        stored, skipped, quarantined, started = [], [], [], datetime.now(UTC)
+        for result in run_suite(items, out, progress=bar):
+            if isinstance(result, Skip):
+                skipped.append(result)
+                continue
+            outcome = ingest_result(result, source="bench")
+            if outcome.status == QUARANTINED:
+                quarantined.append(outcome.reason)
+            elif outcome.status == STORED:
+                stored.append(outcome.run)
+        bar.finish()
+        elapsed_s = (datetime.now(UTC) - started).total_seconds()
+        self._summary(stored, skipped, quarantined, elapsed_s)
+        if quarantined:
+            raise CommandError(f"{len(quarantined)} result(s) failed validation and were quarantined")
+
+    def _summary(self, runs, skipped, quarantined, elapsed_s):
+        header = f"{'workload':<22}{'scenario':<14}{'backend/precision':<20}{'point':<10}{'per s':>11}"
+        header += f"{'p50 ms':>10}{'p99 ms':>10}  loadgen"
+        self.stdout.write("\n" + header)
+        self.stdout.write("-" * len(header))
+        for run in runs:
+            for point in run.points.all():
+                label = f"b={point.batch_size}" if point.offered_rate_qps is None else f"{point.offered_rate_qps:g}qps"
+                throughput = point.output_tokens_per_s or point.throughput_per_s
+                self.stdout.write(
+                    f"{run.workload_name:<22}{run.scenario:<14}{run.backend + '/' + run.precision:<20}{label:<10}"
+                    f"{throughput:>11.1f}{point.latency_p50_ms:>10.3f}{point.latency_p99_ms:>10.3f}  "
+                    f"{'VALID' if point.loadgen_valid else 'INVALID'}"
+                )
+        for skip in skipped:
+            self.stdout.write(f"skipped {skip.workload} {skip.scenario} {skip.backend}/{skip.precision}: {skip.reason}")
+        for reason in quarantined:
+            self.stderr.write(f"quarantined: {reason}")
+        self.stdout.write(
+            f"\n{len(runs)} runs stored, {len(skipped)} skipped, {len(quarantined)} quarantined in {elapsed_s:.0f} s"
+        )
+
+
+def _already_measured(suite: str) -> bool:
+    return (
+        BenchmarkRun.objects.measured()
+        .filter(environment__hostname=socket.gethostname(), settings__preset=suite)
+        .exists()
+    )
+
+
+def _default_out_dir() -> Path:
+    base = Path(settings.BASE_DIR) / "var" / "bench"
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        base = Path(tempfile.gettempdir()) / "inferledger-bench"
+    return base / datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
