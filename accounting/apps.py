@@ -1,6 +1,19 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_save
 
 
 class AccountingConfig(AppConfig):
     name = "accounting"
     verbose_name = "Accounting"
+
+    def ready(self):
+        from agents.signals import run_ingested
+        from hardware_catalog.models import OnPremAssumptions, Price
+
+        from . import handlers
+
+        run_ingested.connect(handlers.on_run_ingested, dispatch_uid="accounting.run_ingested")
+        post_save.connect(handlers.on_price_saved, sender=Price, dispatch_uid="accounting.price_saved")
+        post_save.connect(
+            handlers.on_assumptions_saved, sender=OnPremAssumptions, dispatch_uid="accounting.assumptions_saved"
+        )

@@ -180,3 +180,9 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
+
+# Accounting: regression alarms fire when a new cost snapshot is more than THRESHOLD above the
+# trailing median of the previous WINDOW snapshots of its series; rankings are cached this many seconds.
+ACCOUNTING_ALARM_WINDOW = env.int("ACCOUNTING_ALARM_WINDOW", default=5)
+ACCOUNTING_ALARM_THRESHOLD = env.str("ACCOUNTING_ALARM_THRESHOLD", default="0.10")
+ACCOUNTING_RANKING_CACHE_SECONDS = env.int("ACCOUNTING_RANKING_CACHE_SECONDS", default=30)

@@ -1,7 +1,18 @@
 from django.urls import path
+from rest_framework.routers import SimpleRouter
 
+from .history_views import CostAlarmViewSet, CostSeriesView, RankingView
+from .planning_views import ComparisonView, RecommendationView
 from .views import CostEstimateView
+
+router = SimpleRouter()
+router.register("alarms", CostAlarmViewSet, basename="alarm")
 
 urlpatterns = [
     path("cost-estimate/", CostEstimateView.as_view(), name="cost-estimate"),
+    path("rankings/", RankingView.as_view(), name="rankings"),
+    path("cost-series/", CostSeriesView.as_view(), name="cost-series"),
+    path("recommendations/", RecommendationView.as_view(), name="recommendations"),
+    path("comparisons/", ComparisonView.as_view(), name="comparisons"),
+    *router.urls,
 ]

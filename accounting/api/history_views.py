@@ -1,0 +1,114 @@
+"""Rankings, cost series and alarms: thin views over accounting.selectors and accounting.alarms."""
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
+from rest_framework import mixins, serializers, viewsets
+from rest_framework.decorators import action
+from rest_framework.permissions import IsAdminUser, IsAuthenticated
+from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ..alarms import acknowledge
+from ..models import CostAlarm
+from ..ranking_cache import cached
+from ..selectors import cost_series, ranking
+from .ranking_serializers import (
+    CostSeriesQuerySerializer,
+    CostSnapshotSerializer,
+    RankingQuerySerializer,
+    RankingSerializer,
+)
+from .renderers import RankingCSVRenderer
+
+
+class RankingView(APIView):
+    """Hardware ranked by cost per million inferences (output tokens for llm-decoder) under a p99 SLA.
+
+    `?format=csv` returns the same ranking as CSV. Hardware that cannot meet the SLA, or has no price of
+    the kind in force, is listed under `infeasible` with the reason.
+    """
+
+    permission_classes = [IsAuthenticated]
+    renderer_classes = [JSONRenderer, BrowsableAPIRenderer, RankingCSVRenderer]
+
+    @extend_schema(parameters=[RankingQuerySerializer], responses=RankingSerializer)
+    def get(self, request):
+        form = RankingQuerySerializer(data=request.query_params)
+        form.is_valid(raise_exception=True)
+        params = form.validated_data
+        data = cached(params, lambda: RankingSerializer(ranking(**params)).data)
+        response = Response(data)
+        if request.accepted_renderer.format == "csv":
+            response["Content-Disposition"] = f'attachment; filename="ranking-{params["model_class"]}.csv"'
+        return response
+
+
+class CostSeriesView(APIView):
+    """The cost-per-inference history of one accelerator's workload under one price kind and SLA (snapshots)."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(parameters=[CostSeriesQuerySerializer], responses=CostSnapshotSerializer(many=True))
+    def get(self, request):
+        form = CostSeriesQuerySerializer(data=request.query_params)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        snapshots = cost_series(
+            accelerator_id=data["accelerator"],
+            workload_name=data["workload"],
+            price_kind=data["price_kind"],
+            sla_p99_ms=data.get("sla_p99_ms"),
+            since=data.get("since"),
+        )
+        return Response(CostSnapshotSerializer(snapshots, many=True).data)
+
+
+class CostAlarmSerializer(serializers.ModelSerializer):
+    accelerator = serializers.IntegerField(source="snapshot.accelerator_id", read_only=True)
+    workload_name = serializers.CharField(source="snapshot.workload_name", read_only=True)
+    price_kind = serializers.CharField(source="snapshot.price_kind", read_only=True)
+    cost_per_million_usd = serializers.DecimalField(
+        source="snapshot.cost_per_million_usd", max_digits=20, decimal_places=4, read_only=True
+    )
+    baseline_cost_per_million_usd = serializers.DecimalField(
+        source="baseline.cost_per_million_usd", max_digits=20, decimal_places=4, read_only=True
+    )
+    run = serializers.UUIDField(source="snapshot.run_id", read_only=True)
+    baseline_run = serializers.UUIDField(source="baseline.run_id", read_only=True)
+    price = serializers.IntegerField(source="snapshot.price_id", read_only=True)
+    baseline_price = serializers.IntegerField(source="baseline.price_id", read_only=True)
+
+    class Meta:
+        model = CostAlarm
+        fields = [
+            "id", "snapshot", "baseline", "accelerator", "workload_name", "price_kind", "cost_per_million_usd",
+            "baseline_cost_per_million_usd", "change_fraction", "threshold_fraction", "window_size", "attribution",
+            "explanation", "run", "baseline_run", "price", "baseline_price", "created_at", "acknowledged_at",
+            "acknowledged_by",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+
+@extend_schema_view(
+    list=extend_schema(
+        parameters=[OpenApiParameter("acknowledged", bool, description="false: open alarms; true: acknowledged ones")]
+    )
+)
+class CostAlarmViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Regression alarms, newest first; `?acknowledged=false` for open ones. Staff acknowledge them."""
+
+    queryset = CostAlarm.objects.select_related("snapshot", "baseline").order_by("-created_at", "-id")
+    serializer_class = CostAlarmSerializer
+    filter_backends = []
+
+    def get_queryset(self):
+        queryset = super().get_queryset()
+        flag = self.request.query_params.get("acknowledged")
+        if flag in ("true", "false"):
+            queryset = queryset.filter(acknowledged_at__isnull=flag == "false")
+        return queryset
+
+    @extend_schema(request=None, responses={200: CostAlarmSerializer, 403: OpenApiResponse(description="Not staff")})
+    @action(detail=True, methods=["post"], permission_classes=[IsAdminUser])
+    def ack(self, request, pk=None):
+        return Response(CostAlarmSerializer(acknowledge(self.get_object(), user=request.user)).data)

@@ -1,0 +1,93 @@
+"""Why a cost per inference moved: the change split into price, throughput and power, summing exactly.
+
+Method (log-mean Divisia, LMDI-I). Cost per million C = H / (T * 3600 * u) * 1e6, with the hourly
+cost H = P + W: P the price part (cloud price, or on-prem capex + opex), W the power part (on-prem
+electricity; zero for cloud, where power is in the price), T the throughput, u the utilization.
+
+    ln(C1/C0) = ln(H1/H0) - ln(T1/T0) - ln(u1/u0)
+    ln(H1/H0) = (P1 - P0) / L(H1, H0) + (W1 - W0) / L(H1, H0)      with L(a, b) = (a - b) / ln(a / b), L(a, a) = a
+
+so the log change splits exactly into price, power and throughput terms (utilization is fixed in
+snapshots). Each term times L(C1, C0) is its part of C1 - C0 in USD per million, and the parts add up
+to C1 - C0; each term over ln(C1/C0) is its share, and the shares add up to 1. Figures use the
+unrounded cost (hourly / throughput), so the parts sum to the total without rounding residue.
+"""
+
+from dataclasses import dataclass
+from decimal import Decimal, localcontext
+
+FACTORS = ("price", "throughput", "power")
+
+
+@dataclass(frozen=True)
+class CostState:
+    price_usd_per_hour: Decimal  # capex + opex + cloud
+    power_usd_per_hour: Decimal
+    throughput_per_s: Decimal
+    utilization: Decimal = Decimal("1")
+
+    @property
+    def hourly_usd(self) -> Decimal:
+        return self.price_usd_per_hour + self.power_usd_per_hour
+
+    @property
+    def cost_per_million_usd(self) -> Decimal:
+        return self.hourly_usd / (self.throughput_per_s * 3600 * self.utilization) * 1_000_000
+
+    @classmethod
+    def of_snapshot(cls, snapshot) -> "CostState":
+        price_part = snapshot.capex_usd_per_hour + snapshot.opex_usd_per_hour + snapshot.cloud_usd_per_hour
+        return cls(
+            price_usd_per_hour=price_part,
+            power_usd_per_hour=snapshot.power_usd_per_hour,
+            throughput_per_s=Decimal(str(snapshot.throughput_per_s)),
+            utilization=snapshot.utilization,
+        )
+
+
+@dataclass(frozen=True)
+class Attribution:
+    before_usd_per_million: Decimal
+    after_usd_per_million: Decimal
+    change_usd_per_million: Decimal
+    parts_usd_per_million: dict[str, Decimal]
+    shares: dict[str, Decimal]
+
+    def as_dict(self) -> dict:
+        return {
+            "method": "log-mean Divisia (LMDI-I)",
+            "before_usd_per_million": str(self.before_usd_per_million.quantize(Decimal("0.000001"))),
+            "after_usd_per_million": str(self.after_usd_per_million.quantize(Decimal("0.000001"))),
+            "change_usd_per_million": str(self.change_usd_per_million.quantize(Decimal("0.000001"))),
+            "factors": {
+                name: {
+                    "usd_per_million": str(self.parts_usd_per_million[name].quantize(Decimal("0.000001"))),
+                    "share": str(self.shares[name].quantize(Decimal("0.0001"))),
+                }
+                for name in FACTORS
+            },
+        }
+
+
+def _log_mean(a: Decimal, b: Decimal) -> Decimal:
+    return a if a == b else (a - b) / (a / b).ln()
+
+
+def attribute(before: CostState, after: CostState) -> Attribution:
+    """Split after - before into price, throughput and power parts that sum to the total."""
+    with localcontext() as context:
+        context.prec = 40
+        cost_before, cost_after = before.cost_per_million_usd, after.cost_per_million_usd
+        hourly_mean = _log_mean(after.hourly_usd, before.hourly_usd)
+        logs = {
+            "price": (after.price_usd_per_hour - before.price_usd_per_hour) / hourly_mean,
+            "power": (after.power_usd_per_hour - before.power_usd_per_hour) / hourly_mean,
+            "throughput": -(after.throughput_per_s / before.throughput_per_s).ln(),
+        }
+        utilization_log = -(after.utilization / before.utilization).ln()
+        logs["throughput"] += utilization_log  # fixed in snapshots; kept with throughput if a caller varies it
+        total_log = (cost_after / cost_before).ln()
+        cost_mean = _log_mean(cost_after, cost_before)
+        parts = {name: logs[name] * cost_mean for name in FACTORS}
+        shares = {name: (logs[name] / total_log if total_log else Decimal("0")) for name in FACTORS}
+        return Attribution(cost_before, cost_after, cost_after - cost_before, parts, shares)

@@ -1,0 +1,22 @@
+"""Signal receivers: keep the cost history current when runs, prices or assumption sets arrive.
+
+Connected in AccountingConfig.ready(). Each receiver calls one service and then the regression check;
+snapshots are idempotent, so a repeated signal adds nothing.
+"""
+
+from .alarms import check_regressions
+from .snapshots import snapshots_for_assumptions, snapshots_for_price, snapshots_for_run
+
+
+def on_run_ingested(sender, run, **kwargs):
+    check_regressions(snapshots_for_run(run))
+
+
+def on_price_saved(sender, instance, created, raw=False, **kwargs):
+    if created and not raw:
+        check_regressions(snapshots_for_price(instance))
+
+
+def on_assumptions_saved(sender, instance, created, raw=False, **kwargs):
+    if created and not raw:
+        check_regressions(snapshots_for_assumptions(instance))

@@ -1,0 +1,160 @@
+"""Writes: cost snapshots, computed when a run is ingested and when a price or an assumption set is added.
+
+A snapshot's figure depends only on its inputs (run, point, price row, assumption set, SLA,
+utilization), and its `effective_at` is when that combination came into force: the latest of the
+run's finish, the price's effective_from and (on-prem) the assumption set's creation. So whichever
+event computes it, the same inputs give the same row, and the unique digest makes re-running a no-op.
+Snapshots are computed for every price offering in force, under the standard SLAs of the run's model
+class (policy.STANDARD_SLAS_MS), at utilization 1.
+"""
+
+import hashlib
+from datetime import datetime
+
+from django.db.models import Q
+
+from agents.models import BenchmarkRun
+from hardware_catalog.models import Accelerator, OnPremAssumptions, Price, PriceKind
+
+from . import costing, policy
+from .models import CostSnapshot
+from .pricing import assumptions_in_force, offer_at_point
+
+
+def _digest(*parts) -> str:
+    return hashlib.sha256("|".join("" if part is None else str(part) for part in parts).encode()).hexdigest()
+
+
+def series_key(run: BenchmarkRun, price: Price, sla_p99_ms) -> str:
+    """One series = one accelerator's workload configuration on one offering under one SLA."""
+    return _digest(
+        run.accelerator_id, run.origin, run.workload_name, run.scenario, run.backend, run.precision,
+        price.kind, price.provider, price.region, price.instance_type, sla_p99_ms,
+    )  # fmt: skip
+
+
+def _is_eligible(run: BenchmarkRun) -> bool:
+    return bool(run.loadgen_valid) and run.accuracy_passed is not False
+
+
+def _build(run, point, price, assumptions, sla) -> CostSnapshot | None:
+    throughput = policy.point_throughput(point, run.model_class)
+    if not throughput or throughput <= 0:
+        return None
+    try:
+        offer = offer_at_point(run.accelerator, point, price=price, assumptions=assumptions)
+    except ValueError:
+        return None  # e.g. an on-prem price for hardware with neither measured power nor a TDP
+    utilization = policy.SNAPSHOT_UTILIZATION
+    per_million = costing.cost_per_million(
+        hourly_usd=offer.hourly.total_usd_per_hour, throughput_per_s=throughput, utilization=utilization
+    )
+    used = offer.assumptions
+    moments = [run.finished_at, price.effective_from] + ([used.created_at] if used else [])
+    hourly = offer.hourly
+    return CostSnapshot(
+        accelerator=run.accelerator, run=run, point=point, price=price, assumptions=used,
+        model_class=run.model_class, workload_name=run.workload_name, price_kind=price.kind,
+        sla_p99_ms=sla, utilization=utilization, unit=policy.unit_for(run.model_class),
+        throughput_per_s=throughput, latency_p99_ms=point.latency_p99_ms,
+        power_w=hourly.power_w if hourly.power_w is not None else point.power_w_mean,
+        power_source=hourly.power_source if price.kind == PriceKind.PURCHASE else "included in cloud price",
+        capex_usd_per_hour=hourly.capex_usd_per_hour, opex_usd_per_hour=hourly.opex_usd_per_hour,
+        power_usd_per_hour=hourly.power_usd_per_hour, cloud_usd_per_hour=hourly.cloud_usd_per_hour,
+        total_usd_per_hour=hourly.total_usd_per_hour, cost_per_million_usd=per_million,
+        effective_at=max(moments), series_key=series_key(run, price, sla),
+        inputs_digest=_digest(run.pk, point.pk, price.pk, used.pk if used else None, sla, utilization),
+    )  # fmt: skip
+
+
+def _snapshots(run: BenchmarkRun, prices: list[Price], assumptions: OnPremAssumptions | None) -> list[CostSnapshot]:
+    measured = [_Ranked(p, t) for p in run.points.all() if (t := policy.point_throughput(p, run.model_class))]
+    built = []
+    for sla in policy.standard_slas(run.model_class) if measured else ():
+        if sla is None:
+            chosen = max(measured, key=lambda m: (m.throughput_per_s, -m.latency_p99_ms)).point
+        else:
+            choice = costing.operating_point_for_sla(measured, sla_p99_ms=sla)
+            chosen = choice.point.point if choice.feasible else None
+        if chosen is None:
+            continue
+        for price in prices:
+            snapshot = _build(run, chosen, price, assumptions if price.kind == PriceKind.PURCHASE else None, sla)
+            if snapshot is not None:
+                built.append(snapshot)
+    return built
+
+
+class _Ranked:
+    """A point seen through the ranking throughput of its class (tokens/s for llm-decoder)."""
+
+    def __init__(self, point, throughput):
+        self.point, self.throughput_per_s, self.latency_p99_ms = point, throughput, point.latency_p99_ms
+
+
+def _store(snapshots: list[CostSnapshot]) -> list[CostSnapshot]:
+    """Insert the snapshots not stored yet; returns the new ones, oldest first."""
+    digests = {snapshot.inputs_digest for snapshot in snapshots}
+    stored = set(CostSnapshot.objects.filter(inputs_digest__in=digests).values_list("inputs_digest", flat=True))
+    fresh = {s.inputs_digest: s for s in snapshots if s.inputs_digest not in stored}
+    CostSnapshot.objects.bulk_create(fresh.values(), ignore_conflicts=True)
+    return list(CostSnapshot.objects.filter(inputs_digest__in=fresh).order_by("effective_at", "id"))
+
+
+def _prices_for(accelerator: Accelerator, at: datetime) -> list[Price]:
+    return list(Price.objects.filter(accelerator=accelerator.pricing_accelerator).in_force(at))
+
+
+def snapshots_for_run(run: BenchmarkRun) -> list[CostSnapshot]:
+    """Every offering in force when the run finished, under the standard SLAs of its class."""
+    if not _is_eligible(run):
+        return []
+    prices = _prices_for(run.accelerator, run.finished_at)
+    assumptions = assumptions_in_force(run.finished_at) if any(p.is_purchase for p in prices) else None
+    return _store(_snapshots(run, prices, assumptions))
+
+
+def _latest_runs(accelerators, at: datetime) -> list[BenchmarkRun]:
+    latest = []
+    for model_class in set(
+        BenchmarkRun.objects.filter(accelerator__in=accelerators).values_list("model_class", flat=True)
+    ):
+        runs = policy.eligible_runs(
+            model_class=model_class, as_of=at, include_external=True, accelerator_ids=[a.pk for a in accelerators]
+        ).filter(finished_at__lte=at)
+        latest += list(BenchmarkRun.objects.filter(pk__in=policy.latest_run_ids(runs)).select_related("accelerator"))
+    return latest
+
+
+def snapshots_for_price(price: Price) -> list[CostSnapshot]:
+    """The new price applied to the latest runs on the hardware it prices, as of its effective_from."""
+    accelerators = list(Accelerator.objects.filter(Q(pk=price.accelerator_id) | Q(priced_as=price.accelerator_id)))
+    assumptions = assumptions_in_force(price.effective_from) if price.is_purchase else None
+    built = []
+    for run in _latest_runs(accelerators, price.effective_from):
+        built += _snapshots(run, [price], assumptions)
+    return _store(built)
+
+
+def snapshots_for_assumptions(assumptions: OnPremAssumptions) -> list[CostSnapshot]:
+    """A new on-prem assumption set applied to every purchase price in force and the latest runs then."""
+    at = assumptions.created_at
+    built = []
+    prices = list(Price.objects.filter(kind=PriceKind.PURCHASE).in_force(at).select_related("accelerator"))
+    for price in prices:
+        accelerators = list(Accelerator.objects.filter(Q(pk=price.accelerator_id) | Q(priced_as=price.accelerator_id)))
+        for run in _latest_runs(accelerators, at):
+            built += _snapshots(run, [price], assumptions)
+    return _store(built)
+
+
+def recompute_all() -> list[CostSnapshot]:
+    """Rebuild every snapshot history can produce; those already stored are left alone."""
+    created = []
+    for run in BenchmarkRun.objects.select_related("accelerator").order_by("finished_at", "id").iterator():
+        created += snapshots_for_run(run)
+    for price in Price.objects.order_by("effective_from", "id"):
+        created += snapshots_for_price(price)
+    for assumptions in OnPremAssumptions.objects.order_by("created_at", "id"):
+        created += snapshots_for_assumptions(assumptions)
+    return sorted(created, key=lambda snapshot: (snapshot.effective_at, snapshot.pk))
