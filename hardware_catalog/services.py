@@ -272,10 +272,25 @@ def import_prices(path: Path, *, default_source: str | None = None) -> ImportRep
     return report
 
 
+_CPU_VENDORS = {"amd": "AMD", "authenticamd": "AMD", "intel": "Intel", "genuineintel": "Intel", "arm": "Arm"}
+
+
+def _cpu_vendor_and_model(cpu_model: str) -> tuple[str, str]:
+    """('AMD', 'EPYC 7B13') from 'AMD EPYC 7B13'; trademarks like (R) and (TM) are dropped."""
+    cleaned = re.sub(r"\((R|TM)\)", "", cpu_model, flags=re.IGNORECASE).split(" CPU @")[0]
+    words = cleaned.split()
+    if not words:
+        return "Unknown", "CPU"
+    vendor = _CPU_VENDORS.get(words[0].lower())
+    if vendor is None:
+        return words[0], " ".join(words)
+    return vendor, " ".join(words[1:]) or "CPU"
+
+
 def register_local_cpu(*, cpu_model: str, vcpu_count: int) -> Accelerator:
     """The local CPU as an accelerator, priced like the cloud CPU slice with the nearest vCPU count."""
-    vendor = cpu_model.split()[0] if cpu_model.strip() else "Unknown"
-    name = f"{cpu_model.strip() or 'CPU'} ({vcpu_count} vCPU)"
+    vendor, model = _cpu_vendor_and_model(cpu_model)
+    name = f"{model} ({vcpu_count} vCPU)"
     slices = list(Accelerator.objects.filter(vendor="Generic", kind=AcceleratorKind.CPU, vcpu_count__isnull=False))
     priced_as = min(slices, key=lambda a: (abs(a.vcpu_count - vcpu_count), a.vcpu_count), default=None)
     accelerator, created = Accelerator.objects.get_or_create(
@@ -283,7 +298,7 @@ def register_local_cpu(*, cpu_model: str, vcpu_count: int) -> Accelerator:
         model=name,
         defaults={
             "kind": AcceleratorKind.CPU,
-            "architecture": "x86-64" if "x86" in name.lower() or vendor in {"AMD", "Intel"} else "",
+            "architecture": "x86-64" if vendor in {"AMD", "Intel"} else "",
             "vcpu_count": vcpu_count,
             "priced_as": priced_as,
             "source": "registered from the local machine; priced as the cloud CPU slice of its size",

@@ -29,3 +29,21 @@ def test_it_keeps_offerings_apart_when_finding_prices_in_force(make_accelerator,
     on_demand = make_price(gpu, "2.00")
     other_region = make_price(gpu, "2.10", region="eu-test-1")
     assert set(Price.objects.in_force(datetime(2026, 1, 1, tzinfo=UTC))) == {spot, on_demand, other_region}
+
+
+@pytest.mark.parametrize(
+    "cpu_model, vendor, model",
+    [
+        ("AMD EPYC 7B13", "AMD", "EPYC 7B13 (2 vCPU)"),
+        ("Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz", "Intel", "Xeon Platinum 8375C (2 vCPU)"),
+        ("Neoverse-N1", "Neoverse-N1", "Neoverse-N1 (2 vCPU)"),
+    ],
+)
+def test_it_registers_the_local_cpu_priced_as_the_cloud_slice_of_its_size(catalog, cpu_model, vendor, model):
+    from hardware_catalog.services import register_local_cpu
+
+    cpu = register_local_cpu(cpu_model=cpu_model, vcpu_count=2)
+    assert (cpu.vendor, cpu.model, cpu.kind) == (vendor, model, "cpu")
+    assert cpu.priced_as.model == "x86-64 CPU (2 vCPU)"
+    assert Price.objects.for_accelerator(cpu).filter(kind="cloud_on_demand").exists()
+    assert register_local_cpu(cpu_model=cpu_model, vcpu_count=2) == cpu
