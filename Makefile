@@ -8,7 +8,7 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: venv run serve test check lint format bench clean
+.PHONY: venv run serve test test-browser check lint format bench clean worker beat agent
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -34,6 +34,10 @@ serve: venv
 test: venv
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(VENV)/bin/pytest $(PYTEST_ARGS)
 
+# The dashboard in headless Chromium (/usr/bin/chromium); screenshots in test-artifacts/screenshots/.
+test-browser: venv
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(VENV)/bin/pytest -m browser $(PYTEST_ARGS)
+
 check: venv lint
 	DATABASE_URL=sqlite:///:memory: $(PY) manage.py check
 	DATABASE_URL=sqlite:///:memory: $(PY) manage.py makemigrations --check --dry-run
@@ -49,6 +53,17 @@ format: venv
 
 bench: venv
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(PY) benchmarks/run_all.py
+
+# Production-style processes (docs/operations.md); each needs CELERY_BROKER_URL, worker and beat DATABASE_URL too.
+worker: venv
+	$(VENV)/bin/celery -A inferledger worker --queues control --hostname control@%h --loglevel INFO
+
+beat: venv
+	$(VENV)/bin/celery -A inferledger beat --scheduler django_celery_beat.schedulers:DatabaseScheduler --loglevel INFO
+
+AGENT ?= $(shell hostname -s)
+agent: venv
+	$(PY) manage.py run_agent --name $(AGENT)
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache .ruff_cache

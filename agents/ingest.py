@@ -35,8 +35,8 @@ def _canonical(payload: dict) -> str:
     return json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
-def _quarantine(raw: str, reason: str, source: str, run_id=None) -> IngestOutcome:
-    entry = QuarantinedPayload.objects.create(raw=raw, reason=reason, source=source, run_id=run_id)
+def _quarantine(raw: str, reason: str, source: str, run_id=None, job=None) -> IngestOutcome:
+    entry = QuarantinedPayload.objects.create(raw=raw, reason=reason, source=source, run_id=run_id, job=job)
     return IngestOutcome(QUARANTINED, None, reason, entry)
 
 
@@ -54,52 +54,58 @@ def _time(text: str) -> datetime:
     return parsed
 
 
-def ingest_result(payload: dict | str | bytes, *, source: str) -> IngestOutcome:
-    """Validate and store one result payload. Never raises for bad input: bad input is quarantined."""
+def ingest_result(payload: dict | str | bytes, *, source: str, job=None, agent=None) -> IngestOutcome:
+    """Validate and store one result payload. Never raises for bad input: bad input is quarantined.
+
+    ``job`` and ``agent`` (from an agent's job) are linked to the stored run and to a quarantine entry.
+    """
     if isinstance(payload, bytes | str):
         raw = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else payload
         try:
             payload = json.loads(raw)
         except ValueError as exc:
-            return _quarantine(raw, f"not valid JSON: {exc}", source)
+            return _quarantine(raw, f"not valid JSON: {exc}", source, job=job)
     else:
         try:
             raw = _canonical(payload)
         except (TypeError, ValueError) as exc:
-            return _quarantine(repr(payload)[:1_000_000], f"not JSON-serialisable: {exc}", source)
+            return _quarantine(repr(payload)[:1_000_000], f"not JSON-serialisable: {exc}", source, job=job)
     run_id = _readable_run_id(payload) if isinstance(payload, dict) else None
     try:
         validate_result(payload)
         started_at, finished_at = _time(payload["started_at"]), _time(payload["finished_at"])
     except ResultValidationError as exc:
-        return _quarantine(raw, f"schema: {exc}", source, run_id)
+        return _quarantine(raw, f"schema: {exc}", source, run_id, job)
 
     digest = hashlib.sha256(_canonical(payload).encode()).hexdigest()
     existing = BenchmarkRun.objects.filter(pk=run_id).first()
     if existing is not None:
-        return _replay_outcome(existing, digest, raw, source)
+        return _replay_outcome(existing, digest, raw, source, job)
     try:
         with transaction.atomic():
-            run = _store(payload, run_id, digest, started_at, finished_at)
+            run = _store(payload, run_id, digest, started_at, finished_at, job=job, agent=agent)
             transaction.on_commit(lambda: run_ingested.send(sender=BenchmarkRun, run=run))
     except IntegrityError:
         # Another delivery of the same run committed between our check and our insert.
         existing = BenchmarkRun.objects.filter(pk=run_id).first()
         if existing is None:
             raise
-        return _replay_outcome(existing, digest, raw, source)
+        return _replay_outcome(existing, digest, raw, source, job)
     return IngestOutcome(STORED, run)
 
 
-def _replay_outcome(existing: BenchmarkRun, digest: str, raw: str, source: str) -> IngestOutcome:
+def _replay_outcome(existing: BenchmarkRun, digest: str, raw: str, source: str, job=None) -> IngestOutcome:
     if existing.payload_sha256 == digest:
         return IngestOutcome(DUPLICATE, existing, "already stored (same run_id, same payload)")
+    if job is not None and existing.job_id == job.pk:
+        # A job re-run after a crash measures its items again under the same run ids: keep the first.
+        return IngestOutcome(DUPLICATE, existing, f"already stored by an earlier attempt of job {job.pk}")
     return _quarantine(
-        raw, f"conflict: run {existing.pk} is already stored with a different payload", source, existing.pk
+        raw, f"conflict: run {existing.pk} is already stored with a different payload", source, existing.pk, job
     )
 
 
-def _store(payload: dict, run_id, digest: str, started_at, finished_at) -> BenchmarkRun:
+def _store(payload: dict, run_id, digest: str, started_at, finished_at, *, job=None, agent=None) -> BenchmarkRun:
     workload, device, environment = payload["workload"], payload["device"], payload.get("environment") or {}
     accuracy = payload.get("accuracy")
     points = payload["points"]
@@ -127,6 +133,8 @@ def _store(payload: dict, run_id, digest: str, started_at, finished_at) -> Bench
         telemetry=payload.get("telemetry") or {},
         payload=payload,
         payload_sha256=digest,
+        job=job,
+        agent=agent,
     )
     OperatingPoint.objects.bulk_create([_point(run, index, point) for index, point in enumerate(points)])
     return run

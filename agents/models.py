@@ -5,7 +5,9 @@ never edited afterwards. The payload itself is kept so every number can be trace
 """
 
 import uuid
+from datetime import timedelta
 
+from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
@@ -54,6 +56,9 @@ class BenchmarkRun(models.Model):
     payload = models.JSONField(help_text="The result payload exactly as ingested.")
     payload_sha256 = models.CharField(max_length=64)
     ingested_at = models.DateTimeField(default=timezone.now)
+    # Where the run came from; kept when the job or agent record is deleted (the measurement stays).
+    job = models.ForeignKey("Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="runs")
+    agent = models.ForeignKey("Agent", null=True, blank=True, on_delete=models.SET_NULL, related_name="runs")
 
     objects = BenchmarkRunQuerySet.as_manager()
 
@@ -126,9 +131,158 @@ class QuarantinedPayload(models.Model):
     source = models.CharField(max_length=64, help_text="Where it came from: bench, api, agent task …")
     reason = models.TextField()
     raw = models.TextField(help_text="The payload as received, verbatim.")
+    job = models.ForeignKey("Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="quarantined")
 
     class Meta:
         ordering = ["-received_at"]
 
     def __str__(self):
         return f"{self.received_at:%Y-%m-%d %H:%M} {self.source}: {self.reason[:60]}"
+
+
+class AgentQuerySet(models.QuerySet):
+    def online(self, at=None):
+        """Agents heard from within INFERLEDGER_AGENT_OFFLINE_AFTER_S."""
+        at = at or timezone.now()
+        return self.filter(last_seen_at__gte=at - timedelta(seconds=settings.INFERLEDGER_AGENT_OFFLINE_AFTER_S))
+
+
+class Agent(models.Model):
+    """A host that runs benchmarks: one Celery worker consuming the queue ``agent.<name>``.
+
+    Written only by the control worker, from the registration and heartbeat tasks the agent sends;
+    the agent itself never touches the database.
+    """
+
+    name = models.SlugField(max_length=64, unique=True)
+    hostname = models.CharField(max_length=255, blank=True)
+    queue = models.CharField(max_length=80)
+    devices = models.JSONField(default=list, help_text="Device inventory as reported: type, name, index, memory.")
+    accelerators = models.ManyToManyField(Accelerator, blank=True, related_name="agents")
+    versions = models.JSONField(default=dict, help_text="Python, torch, CUDA, driver, LoadGen … on the host.")
+    first_seen_at = models.DateTimeField(default=timezone.now)
+    last_seen_at = models.DateTimeField(default=timezone.now)
+
+    objects = AgentQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def status(self) -> str:
+        """'online' when a heartbeat arrived within INFERLEDGER_AGENT_OFFLINE_AFTER_S, else 'offline'."""
+        age_s = (timezone.now() - self.last_seen_at).total_seconds()
+        return "online" if age_s <= settings.INFERLEDGER_AGENT_OFFLINE_AFTER_S else "offline"
+
+
+class JobState(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
+
+
+ACTIVE_JOB_STATES = (JobState.QUEUED, JobState.RUNNING)
+
+
+class JobSpec(models.Model):
+    """What to measure and where: shared by a job and a schedule (validated by agents.jobspec)."""
+
+    suite = models.CharField(max_length=16, default="quick", help_text="Preset: quick, standard or publishable.")
+    workloads = models.JSONField(default=list, blank=True, help_text="Model classes; empty = all.")
+    sizes = models.JSONField(default=list, blank=True, help_text="Workload sizes; empty = tiny.")
+    scenarios = models.JSONField(default=list, blank=True, help_text="Scenarios; empty = all.")
+    backends = models.JSONField(default=list, blank=True, help_text="Backends; empty = the suite's.")
+    precisions = models.JSONField(default=list, blank=True, help_text="Precisions; empty = the suite's.")
+    offline_batch_sizes = models.JSONField(default=list, blank=True, help_text="Offline sweep; empty = preset.")
+    server_load_fractions = models.JSONField(
+        default=list, blank=True, help_text="Server offered rates as fractions of capacity; empty = preset."
+    )
+    min_duration_ms = models.PositiveIntegerField(null=True, blank=True, help_text="Per point; empty = preset.")
+    min_query_count = models.PositiveIntegerField(null=True, blank=True, help_text="Per point; empty = preset.")
+    time_limit_s = models.PositiveIntegerField(
+        default=1800, help_text="Hard limit for the whole job; the soft limit fires a minute earlier."
+    )
+    agent = models.ForeignKey(Agent, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    accelerator = models.ForeignKey(
+        Accelerator,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="Instead of an agent: any online agent with this accelerator.",
+    )
+
+    class Meta:
+        abstract = True
+
+
+class JobQuerySet(models.QuerySet):
+    def active(self):
+        return self.filter(state__in=ACTIVE_JOB_STATES)
+
+    def past_deadline(self, at=None):
+        return self.active().filter(deadline_at__lt=at or timezone.now())
+
+
+class Job(JobSpec):
+    """One request to measure a spec on one agent: queued -> running -> succeeded | failed | cancelled."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False, help_text="Also the Celery task id.")
+    agent = models.ForeignKey(Agent, null=True, blank=True, on_delete=models.SET_NULL, related_name="jobs")
+    state = models.CharField(max_length=16, choices=JobState.choices, default=JobState.QUEUED)
+    attempts = models.PositiveSmallIntegerField(default=0, help_text="Times an agent started it.")
+    error = models.TextField(blank=True)
+    progress_pct = models.FloatField(default=0.0)
+    current_point = models.CharField(max_length=200, blank=True)
+    skips = models.JSONField(default=list, blank=True, help_text="Items not measured, with the reason.")
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    deadline_at = models.DateTimeField(
+        null=True, blank=True, help_text="The reaper fails (or requeues) the job when it is still active after this."
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    schedule = models.ForeignKey("JobSchedule", null=True, blank=True, on_delete=models.SET_NULL, related_name="jobs")
+    slot_start = models.DateTimeField(null=True, blank=True, help_text="The schedule slot that created the job.")
+
+    objects = JobQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            # Two beats firing the same slot of a schedule create one job, not two.
+            models.UniqueConstraint(fields=["schedule", "slot_start"], name="job_schedule_slot_unique"),
+            models.CheckConstraint(
+                condition=models.Q(progress_pct__gte=0) & models.Q(progress_pct__lte=100), name="job_progress_0_100"
+            ),
+        ]
+        indexes = [
+            # The reaper: active jobs past their deadline.
+            models.Index(fields=["state", "deadline_at"], name="job_state_deadline_idx"),
+        ]
+
+    def __str__(self):
+        return f"job {self.pk} ({self.state})"
+
+
+class JobSchedule(JobSpec):
+    """A spec run on a schedule; the timing lives in django-celery-beat's PeriodicTask (edited in the admin)."""
+
+    name = models.CharField(max_length=200, unique=True)
+    periodic_task = models.OneToOneField(
+        "django_celery_beat.PeriodicTask", on_delete=models.CASCADE, related_name="inferledger_schedule"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name

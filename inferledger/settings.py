@@ -164,6 +164,67 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 
+# Celery reliability (docs/operations.md; RELIABILITY.md; asserted by tests/agents/test_celery_config.py).
+# Control-plane tasks (registration, progress, ingest, reaper, schedules) go to this queue; each agent
+# consumes only its own queue "agent.<name>", so GPU hosts never execute database work.
+INFERLEDGER_CONTROL_QUEUE = "control"
+CELERY_TASK_DEFAULT_QUEUE = INFERLEDGER_CONTROL_QUEUE
+# Ack after the task ran, not before: a worker that dies mid-benchmark leaves the message to be
+# redelivered (at-least-once); ingest is idempotent on the run UUID, so each run is stored once.
+CELERY_TASK_ACKS_LATE = True
+# A pool child killed by a signal (OOM, segfault, kill -9) is requeued at once instead of acked as
+# failed; Job.attempts (capped at INFERLEDGER_JOB_MAX_ATTEMPTS) stops the endless requeue loop.
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+# A task that failed or hit its hard time limit is acked, never redelivered (F3: no overrun loops).
+CELERY_TASK_ACKS_ON_FAILURE_OR_TIMEOUT = True
+# Reserve one message at a time: with acks_late, a prefetched message would sit unstarted on a busy
+# host (and be redelivered elsewhere after the visibility timeout); reserved == running.
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# The longest a job may run (its hard time limit is capped at this); each job carries its own limit.
+INFERLEDGER_JOB_TIME_LIMIT_MAX_S = env.int("INFERLEDGER_JOB_TIME_LIMIT_MAX_S", default=6 * 3600)
+# The soft limit fires this long before the hard one so the task can free the GPU and report.
+INFERLEDGER_JOB_SOFT_MARGIN_S = 60
+# Control tasks are short database work: generous limits that still catch a wedged task.
+CELERY_TASK_SOFT_TIME_LIMIT = 240
+CELERY_TASK_TIME_LIMIT = 300
+# Transient-error retries (database or broker unreachable) back off up to this long.
+INFERLEDGER_RETRY_BACKOFF_MAX_S = 600
+# Redis redelivers a message not acked within the visibility timeout, counted from reservation: it must
+# exceed the longest job plus the retry backoff, or a long job runs twice at once. It is set in all three
+# places Celery reads it (celery#7651). Tests shorten it (CELERY_VISIBILITY_TIMEOUT_S=8) so a killed
+# worker's job is redelivered within seconds; production keeps the default.
+CELERY_VISIBILITY_TIMEOUT_S = env.int(
+    "CELERY_VISIBILITY_TIMEOUT_S", default=INFERLEDGER_JOB_TIME_LIMIT_MAX_S + INFERLEDGER_RETRY_BACKOFF_MAX_S + 3600
+)
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT_S}
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT_S}
+CELERY_VISIBILITY_TIMEOUT = CELERY_VISIBILITY_TIMEOUT_S
+# The result backend is not the record (the database is): keep task results a day only.
+CELERY_RESULT_EXPIRES = timedelta(days=1)
+CELERY_TASK_TRACK_STARTED = True
+# Workers keep retrying the broker at start-up instead of exiting (Redis restarting during a deploy).
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# On a lost broker connection, running late-ack tasks are cancelled and redelivered (default in 6.0).
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+# Reaper: every minute, fail (or requeue, up to the attempt limit) jobs active past their deadline.
+INFERLEDGER_REAPER_INTERVAL_S = env.int("INFERLEDGER_REAPER_INTERVAL_S", default=60)
+CELERY_BEAT_SCHEDULE = {
+    "inferledger-reap-jobs": {
+        "task": "agents.reap_jobs",
+        "schedule": float(INFERLEDGER_REAPER_INTERVAL_S),
+        # A reaper run that waited a whole interval in the queue is superseded by the next one.
+        "options": {"expires": INFERLEDGER_REAPER_INTERVAL_S},
+    },
+}
+INFERLEDGER_JOB_MAX_ATTEMPTS = 3
+# A queued job no agent has started within this long is failed (its agent is gone or wedged).
+INFERLEDGER_JOB_START_TIMEOUT_S = env.int("INFERLEDGER_JOB_START_TIMEOUT_S", default=24 * 3600)
+# A running job gets its time limit plus this grace for the last reports to arrive before it is reaped.
+INFERLEDGER_JOB_REPORT_GRACE_S = 120
+# Agents heartbeat every INFERLEDGER_AGENT_HEARTBEAT_S; one silent for longer than the timeout is offline.
+INFERLEDGER_AGENT_HEARTBEAT_S = env.int("INFERLEDGER_AGENT_HEARTBEAT_S", default=30)
+INFERLEDGER_AGENT_OFFLINE_AFTER_S = env.int("INFERLEDGER_AGENT_OFFLINE_AFTER_S", default=120)
+
 # On-premises defaults used when no assumption set has been created (documented in the README).
 INFERLEDGER_ONPREM_DEFAULTS = {
     "amortization_years": "4",

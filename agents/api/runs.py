@@ -15,10 +15,21 @@ class RunFilterSet(django_filters.FilterSet):
     origin = django_filters.CharFilter()
     started_after = django_filters.IsoDateTimeFilter(field_name="started_at", lookup_expr="gte")
     started_before = django_filters.IsoDateTimeFilter(field_name="started_at", lookup_expr="lt")
+    job = django_filters.UUIDFilter(field_name="job_id")
 
     class Meta:
         model = BenchmarkRun
-        fields = ["accelerator", "workload", "model_class", "scenario", "backend", "precision", "origin"]
+        fields = [
+            "accelerator",
+            "workload",
+            "model_class",
+            "scenario",
+            "backend",
+            "precision",
+            "origin",
+            "job",
+            "agent",
+        ]
 
 
 class OperatingPointSerializer(serializers.ModelSerializer):
@@ -41,7 +52,7 @@ class RunSerializer(serializers.ModelSerializer):
     class Meta:
         model = BenchmarkRun
         fields = [
-            "id", "origin", "external_source", "accelerator", "accelerator_name", "accelerator_count",
+            "id", "origin", "external_source", "job", "agent", "accelerator", "accelerator_name", "accelerator_count",
             "device_name", "workload_name", "model_class", "size", "scenario", "backend", "precision",
             "parameters", "flops_per_inference", "weight_bytes", "started_at", "finished_at", "loadgen_valid",
             "accuracy_passed", "accuracy", "environment", "settings", "telemetry", "ingested_at", "points",

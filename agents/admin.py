@@ -1,0 +1,120 @@
+from django import forms
+from django.conf import settings
+from django.contrib import admin, messages
+
+from .jobs import job_cancel, job_spec, job_submit
+from .jobspec import spec_errors
+from .models import Agent, BenchmarkRun, Job, JobSchedule, OperatingPoint, QuarantinedPayload
+
+
+@admin.register(Agent)
+class AgentAdmin(admin.ModelAdmin):
+    """Agents register themselves; the admin shows them (and can delete a retired one)."""
+
+    list_display = ["name", "hostname", "status", "last_seen_at", "first_seen_at"]
+    search_fields = ["name", "hostname"]
+    readonly_fields = ["name", "hostname", "queue", "devices", "accelerators", "versions", "first_seen_at",
+                       "last_seen_at"]  # fmt: skip
+
+    def has_add_permission(self, request):
+        return False
+
+
+class SpecForm(forms.ModelForm):
+    """Checks the spec against the harness's registries, naming the bad field."""
+
+    def clean(self):
+        cleaned = super().clean()
+        spec = job_spec(forms.models.construct_instance(self, self._meta.model()))
+        for field, message in spec_errors(spec, time_limit_max_s=settings.INFERLEDGER_JOB_TIME_LIMIT_MAX_S).items():
+            self.add_error(field if field in self.fields else None, message)
+        return cleaned
+
+
+SPEC_ADMIN_FIELDS = ["suite", "workloads", "sizes", "scenarios", "backends", "precisions", "offline_batch_sizes",
+                     "server_load_fractions", "min_duration_ms", "min_query_count", "time_limit_s", "agent",
+                     "accelerator"]  # fmt: skip
+
+
+@admin.register(Job)
+class JobAdmin(admin.ModelAdmin):
+    form = SpecForm
+    list_display = ["id", "agent", "suite", "state", "progress_pct", "attempts", "created_at", "finished_at"]
+    list_filter = ["state", "agent"]
+    readonly_fields = ["state", "attempts", "error", "progress_pct", "current_point", "skips", "created_at",
+                       "started_at", "finished_at", "deadline_at", "schedule", "slot_start", "created_by"]  # fmt: skip
+    actions = ["cancel"]
+
+    def get_fields(self, request, obj=None):
+        return SPEC_ADMIN_FIELDS + (self.readonly_fields if obj else [])
+
+    def get_readonly_fields(self, request, obj=None):
+        return SPEC_ADMIN_FIELDS + self.readonly_fields if obj else []
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            return  # a submitted job is never edited: cancel it and create another
+        obj.created_by = request.user
+        job_submit(obj)
+
+    @admin.action(description="Cancel the selected jobs")
+    def cancel(self, request, queryset):
+        cancelled = sum(job_cancel(job=job, by=request.user.get_username()) for job in queryset)
+        self.message_user(request, f"{cancelled} job(s) cancelled", messages.SUCCESS)
+
+
+@admin.register(JobSchedule)
+class JobScheduleAdmin(admin.ModelAdmin):
+    """The spec and target; the timing (interval or crontab, enabled) is edited on the linked periodic task."""
+
+    form = SpecForm
+    list_display = ["name", "agent", "accelerator", "suite", "periodic_task"]
+    fields = ["name", *SPEC_ADMIN_FIELDS, "periodic_task"]
+    readonly_fields = ["periodic_task"]
+
+    def has_add_permission(self, request):
+        return False  # created through the API or seeded per agent, so the periodic task is wired up
+
+
+@admin.register(QuarantinedPayload)
+class QuarantinedPayloadAdmin(admin.ModelAdmin):
+    list_display = ["received_at", "source", "run_id", "job", "reason"]
+    list_filter = ["source"]
+    search_fields = ["reason", "run_id"]
+    readonly_fields = ["received_at", "run_id", "source", "reason", "raw", "job"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+class OperatingPointInline(admin.TabularInline):
+    model = OperatingPoint
+    fields = ["index", "batch_size", "offered_rate_qps", "throughput_per_s", "latency_p50_ms", "latency_p99_ms",
+              "loadgen_valid"]  # fmt: skip
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(BenchmarkRun)
+class BenchmarkRunAdmin(admin.ModelAdmin):
+    """Runs are measurements: viewable, never edited (ingest writes them once)."""
+
+    list_display = ["workload_name", "scenario", "backend", "precision", "accelerator", "origin", "loadgen_valid",
+                    "started_at"]  # fmt: skip
+    list_filter = ["model_class", "scenario", "backend", "precision", "origin", "loadgen_valid"]
+    search_fields = ["workload_name", "device_name", "id"]
+    date_hierarchy = "started_at"
+    inlines = [OperatingPointInline]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

@@ -1,0 +1,95 @@
+"""Serializers for agents, jobs, schedules and quarantined payloads; spec validation lives in agents.jobspec."""
+
+from django.conf import settings
+from rest_framework import serializers
+
+from hardware_catalog.models import Accelerator
+
+from ..jobspec import SPEC_FIELDS, spec_errors
+from ..models import Agent, Job, JobSchedule, QuarantinedPayload
+
+SPEC_SERIALIZER_FIELDS = [*SPEC_FIELDS, "agent", "accelerator"]
+
+
+class AgentSerializer(serializers.ModelSerializer):
+    status = serializers.CharField(read_only=True, help_text="online, or offline when its heartbeat is too old")
+    accelerators = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
+
+    class Meta:
+        model = Agent
+        fields = ["id", "name", "hostname", "queue", "status", "devices", "accelerators", "versions",
+                  "first_seen_at", "last_seen_at"]  # fmt: skip
+        read_only_fields = fields
+
+
+class SpecSerializer(serializers.ModelSerializer):
+    """The spec fields shared by jobs and schedules, validated against the harness's registries."""
+
+    agent = serializers.SlugRelatedField(slug_field="name", queryset=Agent.objects.all(), required=False,
+                                         allow_null=True)  # fmt: skip
+    accelerator = serializers.PrimaryKeyRelatedField(queryset=Accelerator.objects.all(), required=False,
+                                                     allow_null=True)  # fmt: skip
+    workloads = serializers.ListField(child=serializers.CharField(), required=False)
+    sizes = serializers.ListField(child=serializers.CharField(), required=False)
+    scenarios = serializers.ListField(child=serializers.CharField(), required=False)
+    backends = serializers.ListField(child=serializers.CharField(), required=False)
+    precisions = serializers.ListField(child=serializers.CharField(), required=False)
+    offline_batch_sizes = serializers.ListField(child=serializers.IntegerField(), required=False)
+    server_load_fractions = serializers.ListField(child=serializers.FloatField(), required=False)
+
+    def validate(self, attrs):
+        spec = {name: attrs.get(name, self.Meta.model._meta.get_field(name).get_default()) for name in SPEC_FIELDS}
+        errors = spec_errors(spec, time_limit_max_s=settings.INFERLEDGER_JOB_TIME_LIMIT_MAX_S)
+        if errors:
+            raise serializers.ValidationError(errors)
+        return attrs
+
+    def spec(self) -> dict:
+        data = self.validated_data
+        return {name: data[name] for name in SPEC_FIELDS if name in data}
+
+
+class JobSerializer(SpecSerializer):
+    agent_name = serializers.CharField(source="agent.name", read_only=True, default=None)
+    runs = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
+
+    class Meta:
+        model = Job
+        fields = ["id", *SPEC_SERIALIZER_FIELDS, "agent_name", "state", "attempts", "error", "progress_pct",
+                  "current_point", "skips", "created_at", "started_at", "finished_at", "deadline_at", "schedule",
+                  "slot_start", "runs"]  # fmt: skip
+        read_only_fields = ["state", "attempts", "error", "progress_pct", "current_point", "skips", "created_at",
+                            "started_at", "finished_at", "deadline_at", "schedule", "slot_start"]  # fmt: skip
+
+
+class ScheduleSerializer(SpecSerializer):
+    every_s = serializers.IntegerField(min_value=60, required=False, write_only=True,
+                                       help_text="Fire every N seconds (or give crontab).")  # fmt: skip
+    crontab = serializers.CharField(required=False, write_only=True,
+                                    help_text="Five-field crontab in UTC, e.g. '0 3 * * *'.")  # fmt: skip
+    timing = serializers.SerializerMethodField()
+    enabled = serializers.BooleanField(source="periodic_task.enabled", read_only=True)
+
+    class Meta:
+        model = JobSchedule
+        fields = ["id", "name", *SPEC_SERIALIZER_FIELDS, "every_s", "crontab", "timing", "enabled", "created_at"]
+        read_only_fields = ["created_at"]
+
+    def get_timing(self, schedule) -> str:
+        task = schedule.periodic_task
+        return str(task.interval or task.crontab or "")
+
+    def validate(self, attrs):
+        attrs = super().validate(attrs)
+        if bool(attrs.get("every_s")) == bool(attrs.get("crontab")):
+            raise serializers.ValidationError({"every_s": "give either every_s or crontab"})
+        if not attrs.get("agent") and not attrs.get("accelerator"):
+            raise serializers.ValidationError({"agent": "give an agent, or an accelerator to pick an online agent"})
+        return attrs
+
+
+class QuarantinedPayloadSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = QuarantinedPayload
+        fields = ["id", "received_at", "run_id", "source", "reason", "job", "raw"]
+        read_only_fields = fields

@@ -1,0 +1,96 @@
+"""Agents (read-only: they register themselves), jobs (create, cancel), schedules and quarantine."""
+
+import django_filters
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+
+from ..jobs import job_cancel, job_create
+from ..jobspec import JobSpecError
+from ..models import Agent, Job, JobSchedule, JobState, QuarantinedPayload
+from ..schedules import schedule_create
+from .serializers import AgentSerializer, JobSerializer, QuarantinedPayloadSerializer, ScheduleSerializer
+
+
+class JobFilterSet(django_filters.FilterSet):
+    agent = django_filters.CharFilter(field_name="agent__name")
+    state = django_filters.ChoiceFilter(choices=JobState.choices)
+
+    class Meta:
+        model = Job
+        fields = ["agent", "state", "schedule"]
+
+
+class AgentViewSet(viewsets.ReadOnlyModelViewSet):
+    """Hosts that run benchmarks; `status` is offline once the heartbeat is older than the stated timeout."""
+
+    queryset = Agent.objects.prefetch_related("accelerators")
+    serializer_class = AgentSerializer
+    search_fields = ["name", "hostname"]
+    ordering_fields = ["name", "last_seen_at"]
+
+
+class JobViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    """Benchmark jobs: create one (staff) to run on an agent; follow its state and progress; cancel it."""
+
+    queryset = Job.objects.select_related("agent").prefetch_related("runs")
+    serializer_class = JobSerializer
+    filterset_class = JobFilterSet
+    ordering_fields = ["created_at", "state"]
+
+    def perform_create(self, serializer):
+        try:
+            serializer.instance = job_create(
+                spec=serializer.spec(),
+                agent=serializer.validated_data.get("agent"),
+                accelerator=serializer.validated_data.get("accelerator"),
+                created_by=self.request.user,
+            )
+        except JobSpecError as exc:
+            raise ValidationError(exc.errors) from None
+
+    @extend_schema(request=None, responses={200: JobSerializer, 409: None})
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, pk=None):
+        """Cancel a queued or running job (its agent stops it); 409 when it has already finished."""
+        job = self.get_object()
+        if not job_cancel(job=job, by=request.user.get_username()):
+            return Response({"detail": f"job is already {job.state}"}, status=status.HTTP_409_CONFLICT)
+        job.refresh_from_db()
+        return Response(self.get_serializer(job).data)
+
+
+class ScheduleViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.ReadOnlyModelViewSet):
+    """Schedules (stored for celery beat); each firing creates an ordinary job. Timing is edited in the admin."""
+
+    queryset = JobSchedule.objects.select_related("periodic_task__interval", "periodic_task__crontab", "agent")
+    serializer_class = ScheduleSerializer
+    ordering_fields = ["name", "created_at"]
+
+    def perform_create(self, serializer):
+        data = serializer.validated_data
+        try:
+            serializer.instance = schedule_create(
+                name=data["name"],
+                spec=serializer.spec(),
+                agent=data.get("agent"),
+                accelerator=data.get("accelerator"),
+                every_s=data.get("every_s"),
+                crontab=data.get("crontab", ""),
+            )
+        except JobSpecError as exc:
+            raise ValidationError(exc.errors) from None
+
+    def perform_destroy(self, instance):
+        instance.periodic_task.delete()  # cascades to the schedule
+
+
+class QuarantineViewSet(viewsets.ReadOnlyModelViewSet):
+    """Result payloads that failed validation, kept verbatim with the reason."""
+
+    queryset = QuarantinedPayload.objects.all()
+    serializer_class = QuarantinedPayloadSerializer
+    filterset_fields = ["job", "source"]
+    ordering_fields = ["received_at"]

@@ -1,0 +1,210 @@
+"""Job lifecycle on the control plane: submit, claim, progress, results, finish, cancel, reap.
+
+Every state change is a conditional UPDATE on the job's current state, so a message delivered twice
+(acks_late redelivery, two reports racing) changes the job at most once.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from .ingest import QUARANTINED, IngestOutcome, ingest_result
+from .jobspec import SPEC_FIELDS, JobSpecError, validate_spec
+from .models import ACTIVE_JOB_STATES, Agent, BenchmarkRun, Job, JobState, QuarantinedPayload
+from .registry import agent_for_accelerator, broker_configured, local_agent
+
+logger = logging.getLogger(__name__)
+
+
+def job_spec(job) -> dict:
+    """The spec fields of a job or schedule, as the JSON the agent receives."""
+    return {name: getattr(job, name) for name in SPEC_FIELDS}
+
+
+def soft_time_limit_s(time_limit_s: int) -> int:
+    return time_limit_s - min(settings.INFERLEDGER_JOB_SOFT_MARGIN_S, time_limit_s // 10)
+
+
+def _resolve_agent(job: Job) -> Agent:
+    if job.agent_id:
+        return job.agent
+    if job.accelerator_id:
+        agent = agent_for_accelerator(job.accelerator)
+        if agent is None:
+            raise JobSpecError({"accelerator": f"no online agent has a {job.accelerator}"})
+        return agent
+    if not broker_configured():
+        return local_agent()
+    raise JobSpecError({"agent": "give an agent, or an accelerator to pick an online agent with it"})
+
+
+def job_submit(job: Job) -> Job:
+    """Validate, pick the agent, save as queued and dispatch to the agent's queue once committed."""
+    validate_spec(job_spec(job), time_limit_max_s=settings.INFERLEDGER_JOB_TIME_LIMIT_MAX_S)
+    job.agent = _resolve_agent(job)
+    job.state = JobState.QUEUED
+    job.deadline_at = timezone.now() + timedelta(seconds=settings.INFERLEDGER_JOB_START_TIMEOUT_S)
+    job.save()
+    transaction.on_commit(lambda: job_dispatch(job))
+    return job
+
+
+def job_create(*, spec: dict, agent: Agent | None = None, accelerator=None, created_by=None, **fields) -> Job:
+    return job_submit(Job(**spec, agent=agent, accelerator=accelerator, created_by=created_by, **fields))
+
+
+def job_dispatch(job: Job) -> None:
+    """Send the job to its agent's queue; the task id is the job id (cancel revokes it by that id)."""
+    from .tasks import run_job
+
+    run_job.apply_async(
+        kwargs={"job_id": str(job.pk), "spec": job_spec(job), "agent_name": job.agent.name},
+        queue=job.agent.queue,
+        task_id=str(job.pk),
+        time_limit=job.time_limit_s,
+        soft_time_limit=soft_time_limit_s(job.time_limit_s),
+    )
+
+
+def _stop_on_agent(job_id) -> None:
+    """Stop a running copy of the job on whichever agent holds it (no-op without a broker)."""
+    if broker_configured():
+        from inferledger.celery import app
+
+        app.control.revoke(str(job_id), terminate=True)
+
+
+def job_claim(*, job_id, agent_name: str) -> bool:
+    """The agent reports it started: queued -> running (or count a redelivery); False means stop it."""
+    job = Job.objects.filter(pk=job_id).first()
+    if job is None:
+        return False
+    now = timezone.now()
+    changes = {
+        "attempts": F("attempts") + 1,
+        "deadline_at": now + timedelta(seconds=job.time_limit_s + settings.INFERLEDGER_JOB_REPORT_GRACE_S),
+        "progress_pct": 0.0,
+        "current_point": "",
+        "agent": Agent.objects.filter(name=agent_name).first() or job.agent,
+    }
+    claimed = Job.objects.filter(pk=job_id, state=JobState.QUEUED).update(
+        state=JobState.RUNNING, started_at=now, **changes
+    )
+    if not claimed:
+        # Redelivered after the agent died mid-run (acks_late + reject_on_worker_lost): a new attempt.
+        claimed = Job.objects.filter(
+            pk=job_id, state=JobState.RUNNING, attempts__lt=settings.INFERLEDGER_JOB_MAX_ATTEMPTS
+        ).update(**changes)
+    if not claimed:
+        job_fail(job_id=job_id, reason=f"gave up after {settings.INFERLEDGER_JOB_MAX_ATTEMPTS} attempts")
+        _stop_on_agent(job_id)
+    return bool(claimed)
+
+
+def job_progress(*, job_id, percent: float, point: str) -> None:
+    Job.objects.filter(pk=job_id, state=JobState.RUNNING).update(
+        progress_pct=min(max(float(percent), 0.0), 100.0), current_point=point[:200]
+    )
+
+
+def job_ingest(*, job_id, payload) -> IngestOutcome:
+    """Store one result of a job; a quarantined result fails the job with the reason."""
+    job = Job.objects.select_related("agent").filter(pk=job_id).first()
+    agent = job.agent if job else None
+    outcome = ingest_result(payload, source=f"agent {agent.name}" if agent else "agent", job=job, agent=agent)
+    if outcome.status == QUARANTINED and job is not None:
+        job_fail(job_id=job.pk, reason=f"result quarantined: {outcome.reason}")
+    return outcome
+
+
+def job_results_missing(*, job_id, run_ids: list[str]) -> set[str]:
+    """Run ids the agent sent that are neither stored nor quarantined yet (their ingest is still queued)."""
+    arrived = {str(pk) for pk in BenchmarkRun.objects.filter(pk__in=run_ids).values_list("pk", flat=True)}
+    arrived |= {
+        str(pk) for pk in QuarantinedPayload.objects.filter(run_id__in=run_ids).values_list("run_id", flat=True)
+    }
+    return set(run_ids) - arrived
+
+
+def job_finish(*, job_id, run_ids: list[str], skips: list[dict], error: str = "") -> None:
+    """The agent is done: succeeded when something was measured, failed with the reason otherwise."""
+    if error:
+        job_fail(job_id=job_id, reason=error, skips=skips)
+        return
+    if not run_ids:
+        reasons = "; ".join(
+            f"{s['workload']} {s['scenario']} {s['backend']}/{s['precision']}: {s['reason']}" for s in skips
+        )
+        job_fail(job_id=job_id, reason=f"nothing was measured ({reasons or 'no items'})", skips=skips)
+        return
+    Job.objects.filter(pk=job_id, state=JobState.RUNNING).update(
+        state=JobState.SUCCEEDED, finished_at=timezone.now(), progress_pct=100.0, skips=skips, error=""
+    )
+
+
+def job_fail(*, job_id, reason: str, skips: list[dict] | None = None) -> bool:
+    changes = {"state": JobState.FAILED, "finished_at": timezone.now(), "error": reason}
+    if skips is not None:
+        changes["skips"] = skips
+    return bool(Job.objects.filter(pk=job_id, state__in=ACTIVE_JOB_STATES).update(**changes))
+
+
+def job_cancel(*, job: Job, by: str = "") -> bool:
+    """Cancel a queued or running job and stop it on its agent; False when it had already finished."""
+    cancelled = Job.objects.filter(pk=job.pk, state__in=ACTIVE_JOB_STATES).update(
+        state=JobState.CANCELLED, finished_at=timezone.now(), error=f"cancelled{' by ' + by if by else ''}"
+    )
+    if cancelled:
+        transaction.on_commit(lambda: _stop_on_agent(job.pk))
+    return bool(cancelled)
+
+
+def jobs_reap(*, now=None) -> list[tuple[str, str]]:
+    """Fail (or requeue, below the attempt limit) active jobs past their deadline; returns (job id, action)."""
+    now = now or timezone.now()
+    actions = []
+    for job in Job.objects.past_deadline(now).select_related("agent"):
+        agent = job.agent.name if job.agent else "no agent"
+        if job.state == JobState.QUEUED:
+            reason = f"agent {agent} did not start the job by its deadline ({job.deadline_at:%Y-%m-%d %H:%M:%S} UTC)"
+            if job.agent:
+                reason += f"; agent last heard from at {job.agent.last_seen_at:%Y-%m-%d %H:%M:%S} UTC"
+            done = Job.objects.filter(pk=job.pk, state=JobState.QUEUED, deadline_at__lt=now).update(
+                state=JobState.FAILED, finished_at=now, error=reason
+            )
+            action = "failed"
+        elif job.attempts < settings.INFERLEDGER_JOB_MAX_ATTEMPTS:
+            done = _requeue(job, now)
+            action = "requeued"
+        else:
+            reason = (
+                f"agent {agent} reported no result within the time limit ({job.time_limit_s} s) "
+                f"plus {settings.INFERLEDGER_JOB_REPORT_GRACE_S} s, {job.attempts} attempts"
+            )
+            done = Job.objects.filter(pk=job.pk, state=JobState.RUNNING, deadline_at__lt=now).update(
+                state=JobState.FAILED, finished_at=now, error=reason
+            )
+            action = "failed"
+        if done:
+            logger.warning("reaper: job %s %s", job.pk, action)
+            actions.append((str(job.pk), action))
+    return actions
+
+
+def _requeue(job: Job, now) -> int:
+    reason = f"attempt {job.attempts} on {job.agent} reported nothing by its deadline; requeued"
+    with transaction.atomic():
+        done = Job.objects.filter(pk=job.pk, state=JobState.RUNNING, deadline_at__lt=now).update(
+            state=JobState.QUEUED,
+            error=reason,
+            deadline_at=now + timedelta(seconds=settings.INFERLEDGER_JOB_START_TIMEOUT_S),
+        )
+        if done:
+            transaction.on_commit(lambda: job_dispatch(job))
+    return done

@@ -1,0 +1,106 @@
+"""A job's spec (what to measure): validated against the harness's registries, turned into suite items.
+
+Django-free: the control plane validates a spec when a job or schedule is created, and the agent turns
+the same dict into harness items. Errors are keyed by field name so the API can answer 400 naming it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from agents.harness.backends import BACKENDS, PRECISIONS
+from agents.harness.scenarios import SCENARIOS
+from agents.harness.suite import SUITES, SuiteItem, plan_suite
+from agents.harness.workloads import SIZES, WORKLOADS
+
+LIST_FIELDS = {
+    "workloads": tuple(WORKLOADS),
+    "sizes": SIZES,
+    "scenarios": SCENARIOS,
+    "backends": tuple(BACKENDS),
+    "precisions": PRECISIONS,
+}
+SPEC_FIELDS = (
+    "suite",
+    *LIST_FIELDS,
+    "offline_batch_sizes",
+    "server_load_fractions",
+    "min_duration_ms",
+    "min_query_count",
+    "time_limit_s",
+)
+MIN_TIME_LIMIT_S = 60
+
+
+class JobSpecError(ValueError):
+    """A spec that cannot run; ``errors`` maps each bad field to what is wrong with it."""
+
+    def __init__(self, errors: dict[str, str]):
+        super().__init__("; ".join(f"{field}: {message}" for field, message in errors.items()))
+        self.errors = errors
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == value
+
+
+def spec_errors(spec: dict, *, time_limit_max_s: int) -> dict[str, str]:
+    """Each problem of a spec, keyed by field; empty when the spec can be planned."""
+    errors = {}
+    if spec.get("suite", "quick") not in SUITES:
+        errors["suite"] = f"unknown suite {spec.get('suite')!r}; known: {', '.join(SUITES)}"
+    for field, known in LIST_FIELDS.items():
+        values = spec.get(field) or []
+        if not isinstance(values, list) or not all(isinstance(value, str) for value in values):
+            errors[field] = "must be a list of names"
+            continue
+        unknown = [value for value in values if value not in known]
+        if unknown:
+            errors[field] = f"unknown {', '.join(map(repr, unknown))}; known: {', '.join(known)}"
+    batch_sizes = spec.get("offline_batch_sizes") or []
+    if not isinstance(batch_sizes, list) or not all(
+        isinstance(size, int) and not isinstance(size, bool) and size > 0 for size in batch_sizes
+    ):
+        errors["offline_batch_sizes"] = "batch sizes must be whole numbers > 0"
+    fractions = spec.get("server_load_fractions") or []
+    if not isinstance(fractions, list) or not all(_is_number(rate) and 0 < rate <= 2 for rate in fractions):
+        errors["server_load_fractions"] = "offered rates must be > 0 and <= 2 (fractions of measured capacity)"
+    for field in ("min_duration_ms", "min_query_count"):
+        value = spec.get(field)
+        if value is not None and not (isinstance(value, int) and not isinstance(value, bool) and value > 0):
+            errors[field] = "must be a whole number > 0"
+    limit = spec.get("time_limit_s", MIN_TIME_LIMIT_S)
+    if not (isinstance(limit, int) and MIN_TIME_LIMIT_S <= limit <= time_limit_max_s):
+        errors["time_limit_s"] = f"must be between {MIN_TIME_LIMIT_S} and {time_limit_max_s} seconds"
+    return errors
+
+
+def validate_spec(spec: dict, *, time_limit_max_s: int) -> None:
+    errors = spec_errors(spec, time_limit_max_s=time_limit_max_s)
+    if errors:
+        raise JobSpecError(errors)
+
+
+def plan_items(spec: dict, device: str | None = None) -> list[SuiteItem]:
+    """The harness items a spec stands for, with its sweep and duration overrides applied."""
+    items = plan_suite(
+        spec.get("suite") or "quick",
+        workloads=spec.get("workloads") or None,
+        backends=spec.get("backends") or None,
+        precisions=spec.get("precisions") or None,
+        sizes=spec.get("sizes") or None,
+        device=device,
+    )
+    scenarios = spec.get("scenarios") or None
+    overrides = {
+        "offline_batch_sizes": tuple(spec.get("offline_batch_sizes") or ()),
+        "server_load_fractions": tuple(spec.get("server_load_fractions") or ()),
+        "min_duration_ms": spec.get("min_duration_ms"),
+        "min_query_count": spec.get("min_query_count"),
+    }
+    overrides = {name: value for name, value in overrides.items() if value}
+    return [
+        dataclasses.replace(item, settings=item.settings.with_(**overrides))
+        for item in items
+        if scenarios is None or item.scenario in scenarios
+    ]

@@ -1,0 +1,68 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from agents.harness.suite import SUITES
+from agents.jobs import job_create
+from agents.jobspec import JobSpecError
+from agents.models import Agent
+from hardware_catalog.models import Accelerator
+
+# Spec field -> the option that sets it, to name the option in errors.
+OPTION_FOR = {
+    "workloads": "--workload",
+    "sizes": "--size",
+    "scenarios": "--scenario",
+    "backends": "--backend",
+    "precisions": "--precision",
+    "offline_batch_sizes": "--batch-size",
+    "server_load_fractions": "--load-fraction",
+    "min_duration_ms": "--min-duration-ms",
+    "time_limit_s": "--time-limit-s",
+}
+
+
+class Command(BaseCommand):
+    help = "Queue a benchmark job for an agent (or any online agent with an accelerator) and print its id."
+
+    def add_arguments(self, parser):
+        target = parser.add_mutually_exclusive_group()
+        target.add_argument("--agent", help="Agent name.")
+        target.add_argument("--accelerator", type=int, help="Catalog accelerator id: any online agent with it.")
+        parser.add_argument("--suite", choices=SUITES, default="quick")
+        for option, help_text in [
+            ("workload", "Model class"),
+            ("size", "Workload size"),
+            ("scenario", "Scenario"),
+            ("backend", "Backend"),
+            ("precision", "Precision"),
+        ]:
+            parser.add_argument(f"--{option}", action="append", default=[], help=f"{help_text} (repeatable).")
+        parser.add_argument("--batch-size", type=int, action="append", default=[], help="Offline sweep (repeatable).")
+        parser.add_argument("--load-fraction", type=float, action="append", default=[],
+                            help="Server offered rate as a fraction of capacity (repeatable).")  # fmt: skip
+        parser.add_argument("--min-duration-ms", type=int)
+        parser.add_argument("--time-limit-s", type=int, default=1800)
+
+    def handle(self, *args, **options):
+        spec = {
+            "suite": options["suite"],
+            "workloads": options["workload"],
+            "sizes": options["size"],
+            "scenarios": options["scenario"],
+            "backends": options["backend"],
+            "precisions": options["precision"],
+            "offline_batch_sizes": options["batch_size"],
+            "server_load_fractions": options["load_fraction"],
+            "min_duration_ms": options["min_duration_ms"],
+            "time_limit_s": options["time_limit_s"],
+        }
+        try:
+            agent = Agent.objects.get(name=options["agent"]) if options["agent"] else None
+            accelerator = Accelerator.objects.get(pk=options["accelerator"]) if options["accelerator"] else None
+            job = job_create(spec=spec, agent=agent, accelerator=accelerator)
+        except (Agent.DoesNotExist, Accelerator.DoesNotExist) as exc:
+            raise CommandError(str(exc)) from None
+        except JobSpecError as exc:
+            problems = "; ".join(f"{OPTION_FOR.get(field, field)}: {msg}" for field, msg in exc.errors.items())
+            raise CommandError(problems) from None
+        job.refresh_from_db()
+        self.stdout.write(f"job {job.pk} on agent {job.agent}: {job.state}")

@@ -1,0 +1,75 @@
+"""The agent registry on the control plane: registration, heartbeats, picking an agent for a job."""
+
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from hardware_catalog.models import Accelerator
+
+from .devices import accelerator_for_device
+from .models import ACTIVE_JOB_STATES, Agent
+
+logger = logging.getLogger(__name__)
+
+
+def broker_configured() -> bool:
+    """False in the embedded default: tasks then run eagerly, in-process."""
+    return bool(settings.CELERY_BROKER_URL)
+
+
+def agent_register(*, report: dict) -> Agent:
+    """Create or refresh an agent from its report, linking its devices to catalog accelerators.
+
+    The first registration of an agent on a broker seeds its daily quick-suite schedule.
+    """
+    now = timezone.now()
+    devices = report.get("devices") or []
+    with transaction.atomic():
+        seen = {
+            "hostname": report.get("hostname", ""),
+            "queue": report.get("queue") or f"agent.{report['name']}",
+            "devices": devices,
+            "versions": report.get("versions") or {},
+            "last_seen_at": now,
+        }
+        agent, created = Agent.objects.update_or_create(
+            name=report["name"], defaults=seen, create_defaults={**seen, "first_seen_at": now}
+        )
+        environment = {"cpu_count": next((d.get("vcpu_count") for d in devices if d.get("vcpu_count")), 1)}
+        agent.accelerators.set([accelerator_for_device(device, environment) for device in devices])
+        if created and broker_configured():
+            from .schedules import schedule_seed_daily_quick
+
+            schedule_seed_daily_quick(agent=agent)
+    return agent
+
+
+def agent_heartbeat(*, name: str) -> bool:
+    """Record that the agent is alive; False (and nothing written) for an agent never registered."""
+    updated = Agent.objects.filter(name=name).update(last_seen_at=timezone.now())
+    if not updated:
+        logger.warning("heartbeat from unregistered agent %r ignored", name)
+    return bool(updated)
+
+
+def agent_for_accelerator(accelerator: Accelerator) -> Agent | None:
+    """The online agent with this accelerator that has the fewest active jobs."""
+    return (
+        Agent.objects.online()
+        .filter(accelerators=accelerator)
+        .annotate(active_jobs=Count("jobs", filter=Q(jobs__state__in=ACTIVE_JOB_STATES)))
+        .order_by("active_jobs", "name")
+        .first()
+    )
+
+
+def local_agent() -> Agent:
+    """The local host as an agent, registered in-process: the embedded default's target for jobs."""
+    from .inventory import collect_inventory
+
+    return agent_register(report=collect_inventory("local"))

@@ -1,0 +1,128 @@
+"""Job schedules: a spec plus django-celery-beat's PeriodicTask, which beat reads from the database.
+
+A firing creates an ordinary job. The job is keyed by (schedule, slot_start), so two beats firing
+the same slot create one job, not two.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import UTC, datetime
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django_celery_beat.models import CrontabSchedule, IntervalSchedule, PeriodicTask
+
+from .jobs import job_create, job_spec
+from .jobspec import JobSpecError, validate_spec
+from .models import Agent, Job, JobSchedule, JobState
+
+logger = logging.getLogger(__name__)
+
+FIRE_TASK = "agents.fire_schedule"
+DAILY_QUICK_CRONTAB = "0 3 * * *"
+
+
+def _crontab(expression: str) -> CrontabSchedule:
+    fields = expression.split()
+    if len(fields) != 5:
+        raise JobSpecError({"crontab": "expected 5 fields: minute hour day-of-month month day-of-week"})
+    minute, hour, day_of_month, month_of_year, day_of_week = fields
+    crontab, _ = CrontabSchedule.objects.get_or_create(
+        minute=minute,
+        hour=hour,
+        day_of_month=day_of_month,
+        month_of_year=month_of_year,
+        day_of_week=day_of_week,
+        timezone="UTC",
+    )
+    return crontab
+
+
+def schedule_create(
+    *,
+    name: str,
+    spec: dict,
+    agent: Agent | None = None,
+    accelerator=None,
+    every_s: int | None = None,
+    crontab: str = "",
+) -> JobSchedule:
+    """A schedule firing every ``every_s`` seconds or on a crontab (UTC), running ``spec`` on the selector."""
+    validate_spec(spec, time_limit_max_s=settings.INFERLEDGER_JOB_TIME_LIMIT_MAX_S)
+    if bool(every_s) == bool(crontab):
+        raise JobSpecError({"every_s": "give either every_s or crontab"})
+    if agent is None and accelerator is None:
+        raise JobSpecError({"agent": "give an agent, or an accelerator to pick an online agent with it"})
+    with transaction.atomic():
+        timing = (
+            {"interval": IntervalSchedule.objects.get_or_create(every=every_s, period=IntervalSchedule.SECONDS)[0]}
+            if every_s
+            else {"crontab": _crontab(crontab)}
+        )
+        periodic_task = PeriodicTask.objects.create(
+            name=f"inferledger schedule: {name}", task=FIRE_TASK, queue=settings.INFERLEDGER_CONTROL_QUEUE, **timing
+        )
+        schedule = JobSchedule.objects.create(
+            name=name, periodic_task=periodic_task, agent=agent, accelerator=accelerator, **spec
+        )
+        periodic_task.kwargs = json.dumps({"schedule_id": schedule.pk})
+        periodic_task.save(update_fields=["kwargs"])
+    return schedule
+
+
+def schedule_seed_daily_quick(*, agent: Agent) -> JobSchedule | None:
+    """One daily quick-suite schedule for a newly registered agent (none if one by that name exists)."""
+    name = f"daily quick suite on {agent.name}"
+    if JobSchedule.objects.filter(name=name).exists():
+        return None
+    return schedule_create(
+        name=name, spec={"suite": "quick", "time_limit_s": 1800}, agent=agent, crontab=DAILY_QUICK_CRONTAB
+    )
+
+
+def slot_start(periodic_task: PeriodicTask, at: datetime) -> datetime:
+    """The slot a firing at ``at`` belongs to: the interval period (from the epoch) or the crontab minute."""
+    if periodic_task.interval_id:
+        every_s = int(periodic_task.interval.schedule.run_every.total_seconds())
+        return datetime.fromtimestamp(int(at.timestamp()) // every_s * every_s, tz=UTC)
+    return at.astimezone(UTC).replace(second=0, microsecond=0)
+
+
+def schedule_fire(*, schedule_id: int, at: datetime | None = None) -> Job | None:
+    """Create the job for the current slot of a schedule, or return the one already created for it."""
+    schedule = (
+        JobSchedule.objects.select_related("periodic_task", "periodic_task__interval").filter(pk=schedule_id).first()
+    )
+    if schedule is None:
+        return None
+    slot = slot_start(schedule.periodic_task, at or timezone.now())
+    existing = Job.objects.filter(schedule=schedule, slot_start=slot).first()
+    if existing:
+        return existing
+    spec = job_spec(schedule)
+    try:
+        with transaction.atomic():
+            return job_create(
+                spec=spec, agent=schedule.agent, accelerator=schedule.accelerator, schedule=schedule, slot_start=slot
+            )
+    except IntegrityError:
+        # Another beat's firing of the same slot committed first.
+        return Job.objects.get(schedule=schedule, slot_start=slot)
+    except JobSpecError as exc:
+        # No agent to run it (e.g. none online with the accelerator): keep a failed job to show why.
+        logger.warning("schedule %s: %s", schedule, exc)
+        job, _ = Job.objects.get_or_create(
+            schedule=schedule,
+            slot_start=slot,
+            defaults={
+                **spec,
+                "accelerator": schedule.accelerator,
+                "state": JobState.FAILED,
+                "error": str(exc),
+                "finished_at": timezone.now(),
+            },
+        )
+        return job

@@ -1,0 +1,30 @@
+"""manage.py enqueue and run_agent in the embedded default (no broker: jobs run in-process)."""
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from agents.models import Agent, BenchmarkRun, Job
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_registers_the_local_host_when_no_broker_is_configured(catalog, capsys):
+    call_command("run_agent", "--name", "local")
+    assert "registered this host as agent 'local'" in capsys.readouterr().out
+    assert Agent.objects.get(name="local").devices[0]["type"] in ("cpu", "cuda")
+
+
+def test_it_enqueues_a_job_that_runs_in_process(catalog, capsys, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):  # outside a test, the commit dispatches it
+        call_command(
+            "enqueue", "--workload", "tabular", "--scenario", "single-stream", "--backend", "eager", "--precision",
+            "fp32", "--min-duration-ms", "100", "--time-limit-s", "120",
+        )  # fmt: skip
+    job = Job.objects.get()
+    assert f"job {job.pk} on agent local" in capsys.readouterr().out
+    assert job.state == "succeeded" and BenchmarkRun.objects.filter(job=job).count() == 1
+
+
+def test_it_names_the_bad_option(catalog):
+    with pytest.raises(CommandError, match="--batch-size"):
+        call_command("enqueue", "--batch-size", "0")

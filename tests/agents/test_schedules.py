@@ -1,0 +1,63 @@
+"""Schedules in django-celery-beat: API creation, per-agent seeding, one job per slot."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django_celery_beat.models import PeriodicTask
+
+from agents.models import Job, JobSchedule
+from agents.registry import agent_register
+from agents.schedules import schedule_create, schedule_fire
+
+pytestmark = pytest.mark.django_db
+CPU = [{"type": "cpu", "name": "Test CPU", "vcpu_count": 4}]
+
+
+@pytest.fixture
+def agent(catalog):
+    return agent_register(report={"name": "gpu01", "devices": CPU})
+
+
+def test_it_creates_one_job_when_two_beats_fire_the_same_slot(agent, django_capture_on_commit_callbacks):
+    schedule = schedule_create(name="hourly", spec={"workloads": ["tabular"]}, agent=agent, every_s=3600)
+    slot = datetime(2026, 1, 1, 10, 0, tzinfo=UTC)
+    with django_capture_on_commit_callbacks(execute=False):
+        first = schedule_fire(schedule_id=schedule.pk, at=slot + timedelta(seconds=2))
+        second = schedule_fire(schedule_id=schedule.pk, at=slot + timedelta(seconds=9))  # the other beat
+        next_slot = schedule_fire(schedule_id=schedule.pk, at=slot + timedelta(hours=1, seconds=1))
+    assert first.pk == second.pk and first.slot_start == slot and next_slot.pk != first.pk
+    assert Job.objects.filter(schedule=schedule).count() == 2
+    assert first.workloads == ["tabular"] and first.agent == agent
+
+
+def test_it_creates_a_schedule_through_the_api_for_beat(staff_api, agent):
+    response = staff_api.post(
+        "/api/v1/schedules/", {"name": "nightly", "agent": "gpu01", "crontab": "30 2 * * *", "suite": "quick"},
+        format="json",
+    )  # fmt: skip
+    assert response.status_code == 201, response.data
+    task = JobSchedule.objects.get(name="nightly").periodic_task
+    assert task.task == "agents.fire_schedule" and task.crontab.hour == "2" and task.queue == "control"
+    assert str(response.data["id"]) in task.kwargs
+
+
+def test_it_refuses_a_schedule_without_timing_or_with_a_bad_spec(staff_api, agent):
+    response = staff_api.post("/api/v1/schedules/", {"name": "x", "agent": "gpu01"}, format="json")
+    assert response.status_code == 400 and "every_s" in response.data
+    response = staff_api.post(
+        "/api/v1/schedules/", {"name": "x", "agent": "gpu01", "every_s": 3600, "precisions": ["fp4"]}, format="json"
+    )
+    assert response.status_code == 400 and "precisions" in response.data
+
+
+def test_it_seeds_a_daily_quick_suite_for_a_new_agent_when_a_broker_is_configured(catalog, settings):
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/15"
+    agent = agent_register(report={"name": "gpu02", "devices": CPU})
+    agent_register(report={"name": "gpu02", "devices": CPU})  # re-registration seeds nothing more
+    schedule = JobSchedule.objects.get(agent=agent)
+    assert schedule.suite == "quick" and schedule.periodic_task.crontab.hour == "3"
+    assert PeriodicTask.objects.filter(task="agents.fire_schedule").count() == 1
+
+
+def test_it_seeds_no_schedule_in_the_embedded_default(agent):
+    assert not JobSchedule.objects.exists()
