@@ -99,6 +99,16 @@ STATIC_URL = "static/"
 STATIC_ROOT = env.path("STATIC_ROOT", default=BASE_DIR / "staticfiles")
 STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else []
 
+# Dashboard: server-rendered pages with plotly figures. plotly.js is served from the installed plotly
+# package (the same build the Python figures are made for), never from a CDN: pages work air-gapped.
+INSTALLED_APPS += ["dashboard"]
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "dashboard.staticfiles.PlotlyJsFinder",
+]
+DASHBOARD_POLL_MS = env.int("DASHBOARD_POLL_MS", default=3000)  # how often the Jobs page refreshes progress
+
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 

@@ -15,6 +15,8 @@ import pytest
 PG_START = "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start"
 REDIS_START = 'redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no'
 IN_CI = os.environ.get("CI", "").lower() == "true"
+# Live-server tests leave persistent connections open, which blocks dropping the test database.
+os.environ.setdefault("CONN_MAX_AGE", "0")
 
 
 def _reachable(host: str, port: int) -> bool:

@@ -1,0 +1,249 @@
+"""Plotly figures for the dashboard, as plain functions: data in, `go.Figure` out, no database access.
+
+`render()` turns a figure into an HTML fragment that expects plotly.js to be loaded already (from the
+project's static files, see dashboard.staticfiles): figures never pull a script from a CDN.
+"""
+
+from collections.abc import Iterable
+from decimal import Decimal
+
+import plotly.graph_objects as go
+from django.utils.safestring import SafeString, mark_safe
+
+COLORS = {
+    "capex": "#3a6ea5",
+    "opex": "#7aa6d6",
+    "power": "#e0a030",
+    "cloud": "#5b8c5a",
+    "queue": "#c8553d",
+    "batch": "#e0a030",
+    "compute": "#3a6ea5",
+    "sla": "#c8553d",
+    "chosen": "#c8553d",
+}
+LAYOUT = {
+    "template": "plotly_white",
+    "margin": {"l": 60, "r": 20, "t": 40, "b": 50},
+    "font": {"family": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif", "size": 12},
+    "legend": {"orientation": "h", "y": -0.2},
+    "hoverlabel": {"align": "left"},
+}
+
+
+def render(fig: go.Figure, div_id: str, *, height: int = 360) -> SafeString:
+    """The figure as a <div> and an inline script; plotly.js itself comes from the page's <script src>."""
+    fig.update_layout(height=height)
+    html = fig.to_html(
+        full_html=False,
+        include_plotlyjs=False,
+        div_id=div_id,
+        config={"displaylogo": False, "responsive": True},
+    )
+    return mark_safe(html)  # noqa: S308 - plotly's own output: JSON-encoded data, no user-supplied markup
+
+
+def _figure(title: str, *, x_title: str, y_title: str) -> go.Figure:
+    fig = go.Figure()
+    fig.update_layout(title={"text": title, "x": 0}, xaxis_title=x_title, yaxis_title=y_title, **LAYOUT)
+    return fig
+
+
+def ranking_bars(rows, *, unit: str) -> go.Figure:
+    """Cost per 1M, one bar per feasible accelerator in rank order, split by where the hourly money goes.
+
+    Each segment is the cost per million times that component's share of the hourly total, so the stack
+    adds up to the ranked figure.
+    """
+    labels = [f"{row.rank}. {row.accelerator}" for row in rows]
+    fig = _figure(f"Cost per 1M {unit.replace('_', ' ')} (USD), cheapest first", x_title="", y_title="USD per 1M")
+    for component, field in (
+        ("capex", "capex_usd_per_hour"),
+        ("opex", "opex_usd_per_hour"),
+        ("power", "power_usd_per_hour"),
+        ("cloud", "cloud_usd_per_hour"),
+    ):
+        values = []
+        for row in rows:
+            total = row.hourly.total_usd_per_hour
+            share = getattr(row.hourly, field) / total if total else Decimal("0")
+            values.append(float(row.cost_per_million_usd * share))
+        if any(values):
+            fig.add_bar(
+                name=component,
+                x=labels,
+                y=values,
+                marker_color=COLORS[component],
+                hovertemplate=f"%{{x}}<br>{component}: $%{{y:,.4f}} per 1M<extra></extra>",
+            )
+    fig.update_layout(barmode="stack", bargap=0.4)
+    return fig
+
+
+def pareto(points, *, sla_p99_ms: float | None, chosen_index: int | None, unit: str = "inferences") -> go.Figure:
+    """p99 latency against throughput across operating points, with the SLA line and the chosen point."""
+    points = sorted(points, key=lambda p: p.throughput_per_s)
+    fig = _figure("Latency vs throughput", x_title=f"Throughput ({unit}/s)", y_title="p99 latency (ms)")
+    fig.add_scatter(
+        x=[p.throughput_per_s for p in points],
+        y=[p.latency_p99_ms for p in points],
+        mode="lines+markers",
+        name="operating points",
+        text=[_point_label(p) for p in points],
+        hovertemplate="%{text}<br>%{x:,.1f}/s, p99 %{y:,.3f} ms<extra></extra>",
+    )
+    if sla_p99_ms is not None:
+        fig.add_hline(
+            y=float(sla_p99_ms),
+            line_dash="dash",
+            line_color=COLORS["sla"],
+            annotation_text=f"SLA p99 ≤ {float(sla_p99_ms):g} ms",
+            annotation_position="top left",
+        )
+    chosen = [p for p in points if p.index == chosen_index]
+    if chosen:
+        fig.add_scatter(
+            x=[chosen[0].throughput_per_s],
+            y=[chosen[0].latency_p99_ms],
+            mode="markers",
+            name="chosen under SLA",
+            marker={"symbol": "star", "size": 16, "color": COLORS["chosen"]},
+            hovertemplate="chosen: %{x:,.1f}/s, p99 %{y:,.3f} ms<extra></extra>",
+        )
+    fig.update_yaxes(rangemode="tozero")
+    return fig
+
+
+def _point_label(point) -> str:
+    if point.offered_rate_qps:
+        return f"point {point.index}: {point.offered_rate_qps:,.0f} q/s offered"
+    if point.concurrency:
+        return f"point {point.index}: concurrency {point.concurrency}"
+    return f"point {point.index}: batch {point.batch_size}"
+
+
+PERCENTILES = (
+    ("min", "latency_min_ms", 0.0),
+    ("p50", "latency_p50_ms", 0.5),
+    ("p90", "latency_p90_ms", 0.9),
+    ("p95", "latency_p95_ms", 0.95),
+    ("p99", "latency_p99_ms", 0.99),
+    ("p99.9", "latency_p99_9_ms", 0.999),
+    ("max", "latency_max_ms", 1.0),
+)
+
+
+def latency_cdf(point) -> go.Figure:
+    """The latency distribution at one point, drawn through the stored percentiles (not every sample)."""
+    stored = [(name, getattr(point, field), q) for name, field, q in PERCENTILES if getattr(point, field) is not None]
+    fig = _figure(f"Latency distribution at {_point_label(point)}", x_title="Latency (ms)", y_title="Share of queries")
+    fig.add_scatter(
+        x=[value for _, value, _ in stored],
+        y=[q for _, _, q in stored],
+        mode="lines+markers+text",
+        text=[name for name, _, _ in stored],
+        textposition="bottom right",
+        line_shape="linear",
+        name="CDF",
+        hovertemplate="%{text}: %{x:,.3f} ms<extra></extra>",
+    )
+    fig.update_yaxes(range=[0, 1.05], tickformat=".0%")
+    return fig
+
+
+def latency_budget(points) -> go.Figure:
+    """Where a server query's time goes at each load level: queue wait, batch formation, compute (means)."""
+    labels = [_point_label(p) for p in points]
+    fig = _figure("Latency budget per load level (mean)", x_title="", y_title="Time (ms)")
+    for name, field, color in (
+        ("queue wait", "queue_wait_mean_ms", COLORS["queue"]),
+        ("batch formation", "batch_formation_mean_ms", COLORS["batch"]),
+        ("compute", "compute_mean_ms", COLORS["compute"]),
+    ):
+        fig.add_bar(
+            name=name,
+            x=labels,
+            y=[getattr(p, field) or 0 for p in points],
+            marker_color=color,
+            hovertemplate=f"{name}: %{{y:,.3f}} ms<extra></extra>",
+        )
+    fig.update_layout(barmode="stack")
+    return fig
+
+
+def point_power(points) -> go.Figure:
+    """Mean power at each point, in measurement order (the harness samples power per point)."""
+    measured = [p for p in points if p.power_w_mean is not None]
+    fig = _figure("Power while measuring", x_title="Operating point (measurement order)", y_title="Mean power (W)")
+    fig.add_scatter(
+        x=[_point_label(p) for p in measured], y=[p.power_w_mean for p in measured], mode="lines+markers", name="W"
+    )
+    fig.update_yaxes(rangemode="tozero")
+    return fig
+
+
+def price_history(prices, *, purchase: bool) -> go.Figure:
+    """One step line per (price kind, provider): cloud in USD per accelerator-hour, purchase in USD per unit."""
+    if purchase:
+        fig = _figure("Purchase price", x_title="Effective from", y_title="USD per unit")
+    else:
+        fig = _figure("Cloud price", x_title="Effective from", y_title="USD per accelerator-hour")
+    series: dict[str, list] = {}
+    for price in prices:
+        label = f"{price.get_kind_display()} · {price.provider}" + (f" · {price.region}" if price.region else "")
+        series.setdefault(label, []).append(price)
+    for label, rows in series.items():
+        rows.sort(key=lambda p: p.effective_from)
+        fig.add_scatter(
+            x=[p.effective_from for p in rows],
+            y=[float(p.usd_per_accelerator) for p in rows],
+            mode="lines+markers",
+            line_shape="hv",
+            name=label,
+            text=[p.instance_type or "" for p in rows],
+            hovertemplate="%{x|%Y-%m-%d}: $%{y:,.4f} %{text}<extra>" + label + "</extra>",
+        )
+    return fig
+
+
+def cost_series(series: dict[str, list], *, alarms: Iterable = (), title: str, unit: str = "inferences") -> go.Figure:
+    """Cost per 1M over time, a line per series; alarms as markers whose hover text explains the change.
+
+    `series` maps a label to snapshots (effective_at, cost_per_million_usd); `alarms` are objects with
+    `effective_at`, `cost_per_million_usd`, `label` and `hover` (the attribution, already worded).
+    """
+    fig = _figure(title, x_title="Effective from", y_title=f"USD per 1M {unit.replace('_', ' ')}")
+    for label, rows in series.items():
+        fig.add_scatter(
+            x=[row.effective_at for row in rows],
+            y=[float(row.cost_per_million_usd) for row in rows],
+            mode="lines+markers",
+            line_shape="hv",
+            name=label,
+            hovertemplate="%{x|%Y-%m-%d %H:%M}: $%{y:,.4f} per 1M<extra>" + label + "</extra>",
+        )
+    alarms = list(alarms)
+    if alarms:
+        fig.add_scatter(
+            x=[alarm.effective_at for alarm in alarms],
+            y=[float(alarm.cost_per_million_usd) for alarm in alarms],
+            mode="markers",
+            name="alarm",
+            marker={"symbol": "triangle-up", "size": 14, "color": COLORS["sla"]},
+            text=[alarm.hover for alarm in alarms],
+            hovertemplate="%{text}<extra>alarm</extra>",
+        )
+    fig.update_yaxes(rangemode="tozero")
+    return fig
+
+
+def before_after(*, before_usd, after_usd, unit: str = "inferences") -> go.Figure:
+    fig = _figure(f"Cost per 1M {unit.replace('_', ' ')}: before and after", x_title="", y_title="USD per 1M")
+    fig.add_bar(
+        x=["before", "after"],
+        y=[float(before_usd), float(after_usd)],
+        marker_color=[COLORS["opex"], COLORS["capex"]],
+        text=[f"${float(before_usd):,.4f}", f"${float(after_usd):,.4f}"],
+        textposition="auto",
+        hovertemplate="%{x}: $%{y:,.4f} per 1M<extra></extra>",
+    )
+    return fig

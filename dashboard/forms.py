@@ -1,0 +1,97 @@
+"""The pages' controls: GET forms, so a URL carries every choice and a view can be shared."""
+
+from decimal import Decimal
+
+from django import forms
+
+from accounting import policy
+from hardware_catalog.models import PriceKind
+
+
+def model_class_choices():
+    return [(name, name) for name in policy.STANDARD_SLAS_MS]
+
+
+class OverviewForm(forms.Form):
+    model_class = forms.ChoiceField(choices=model_class_choices, initial="tabular")
+    sla_p99_ms = forms.DecimalField(
+        label="SLA p99 (ms)", min_value=Decimal("0.001"), max_digits=12, decimal_places=3, required=False
+    )
+    price_kind = forms.ChoiceField(choices=PriceKind.choices, initial=PriceKind.CLOUD_ON_DEMAND)
+    utilization = forms.DecimalField(
+        label="Utilization (0–1]", min_value=Decimal("0.01"), max_value=Decimal("1"), decimal_places=2, initial=1
+    )
+
+    def __init__(self, data, **kwargs):
+        data = data.copy()
+        for name, bound in self.base_fields.items():
+            if name not in data and bound.initial is not None:
+                data[name] = bound.initial
+        super().__init__(data, **kwargs)
+
+
+class TrendsForm(forms.Form):
+    workload = forms.ChoiceField(choices=(), required=False)
+    price_kind = forms.ChoiceField(choices=PriceKind.choices, initial=PriceKind.CLOUD_ON_DEMAND, required=False)
+    sla_p99_ms = forms.DecimalField(
+        label="SLA p99 (ms), empty = best throughput", min_value=Decimal("0.001"), required=False
+    )
+    accelerators = forms.MultipleChoiceField(choices=(), required=False, widget=forms.CheckboxSelectMultiple)
+
+    def __init__(self, data, *, workloads, accelerators, **kwargs):
+        super().__init__(data, **kwargs)
+        self.fields["workload"].choices = [(name, name) for name in workloads]
+        self.fields["accelerators"].choices = [(str(a.pk), str(a)) for a in accelerators]
+
+
+def _precisions():
+    from agents.harness.backends.base import PRECISIONS
+
+    return [(name, name) for name in PRECISIONS]
+
+
+def _backends():
+    from agents.harness.backends import BACKENDS
+
+    return [(name, name) for name in BACKENDS]
+
+
+class CompareForm(forms.Form):
+    """Two run sets on one accelerator: the configuration before a change and after it."""
+
+    model_class = forms.ChoiceField(choices=model_class_choices, initial="tabular")
+    accelerator = forms.TypedChoiceField(choices=(), coerce=int, required=False, empty_value=None)
+    before_backend = forms.ChoiceField(choices=_backends, initial="eager")
+    before_precision = forms.ChoiceField(choices=_precisions, initial="fp32")
+    after_backend = forms.ChoiceField(choices=_backends, initial="eager")
+    after_precision = forms.ChoiceField(choices=_precisions, initial="int8")
+    sla_p99_ms = forms.DecimalField(label="SLA p99 (ms)", min_value=Decimal("0.001"), required=False)
+    price_kind = forms.ChoiceField(choices=PriceKind.choices, initial=PriceKind.CLOUD_ON_DEMAND)
+    annual_volume = forms.IntegerField(label="Annual volume (inferences)", min_value=1, initial=1_000_000_000)
+
+    def __init__(self, data, *, accelerators, **kwargs):
+        data = data.copy()
+        for name, bound in self.base_fields.items():
+            if name not in data and bound.initial is not None:
+                data[name] = bound.initial
+        super().__init__(data, **kwargs)
+        self.fields["accelerator"].choices = [("", "cheapest of each set")] + [(a.pk, str(a)) for a in accelerators]
+
+
+class EnqueueForm(forms.Form):
+    """Staff only: run a suite on one agent (the agents app validates the spec and dispatches it)."""
+
+    agent = forms.ModelChoiceField(queryset=None, empty_label=None)
+    suite = forms.ChoiceField(choices=(("quick", "quick"), ("standard", "standard"), ("publishable", "publishable")))
+    workloads = forms.MultipleChoiceField(
+        choices=(), required=False, widget=forms.CheckboxSelectMultiple, help_text="None ticked = all."
+    )
+    time_limit_s = forms.IntegerField(label="Time limit (s)", min_value=60, initial=1800)
+
+    def __init__(self, *args, **kwargs):
+        from agents.harness.workloads import WORKLOADS
+        from agents.models import Agent
+
+        super().__init__(*args, **kwargs)
+        self.fields["agent"].queryset = Agent.objects.order_by("name")
+        self.fields["workloads"].choices = [(name, name) for name in WORKLOADS]

@@ -1,0 +1,249 @@
+"""The tables of each page, built from selector data (shown as HTML and downloadable as CSV)."""
+
+from django.urls import reverse
+
+from .tables import Column, Table
+
+
+def _run_link(run) -> str:
+    return reverse("dashboard:run", args=[run.pk])
+
+
+def _accelerator_link(accelerator) -> str:
+    return reverse("dashboard:hardware", args=[accelerator.pk])
+
+
+def points_table(points, *, unit: str, chosen_index) -> Table:
+    columns = [
+        Column("Point", lambda p: p.index, "int"),
+        Column("Batch size", lambda p: p.batch_size, "int"),
+        Column("Offered rate (queries/s)", lambda p: p.offered_rate_qps, "number"),
+        Column(f"Throughput ({unit}/s)", lambda p: p.throughput_per_s, "number"),
+        Column("p50 (ms)", lambda p: p.latency_p50_ms, "ms"),
+        Column("p99 (ms)", lambda p: p.latency_p99_ms, "ms"),
+        Column("p99.9 (ms)", lambda p: p.latency_p99_9_ms, "ms"),
+        Column("Queue wait mean (ms)", lambda p: p.queue_wait_mean_ms, "ms"),
+        Column("Compute mean (ms)", lambda p: p.compute_mean_ms, "ms"),
+        Column("Power mean (W)", lambda p: p.power_w_mean, "number"),
+        Column("Queries (count)", lambda p: p.query_count, "int"),
+        Column("LoadGen", lambda p: "VALID" if p.loadgen_valid else "INVALID"),
+        Column("Chosen under SLA", lambda p: "yes" if p.index == chosen_index else ""),
+    ]
+    return Table("points", "Operating points", columns, points, empty="This run has no operating points.")
+
+
+def key_value_table(name: str, title: str, mapping: dict) -> Table:
+    rows = sorted((mapping or {}).items())
+    columns = [Column("Key", lambda kv: kv[0]), Column("Value", lambda kv: kv[1] if kv[1] is not None else "")]
+    return Table(name, title, columns, rows, empty="Not recorded.")
+
+
+SPEC_FIELDS = (
+    ("Vendor", "vendor"),
+    ("Model", "model"),
+    ("Kind", "kind"),
+    ("Architecture", "architecture"),
+    ("Form factor", "form_factor"),
+    ("Memory (GiB)", "memory_gib"),
+    ("Memory bandwidth (GB/s)", "memory_bandwidth_gbps"),
+    ("FP32 (TFLOPS)", "fp32_tflops"),
+    ("BF16 dense (TFLOPS)", "bf16_tflops_dense"),
+    ("FP16 dense (TFLOPS)", "fp16_tflops_dense"),
+    ("FP8 dense (TFLOPS)", "fp8_tflops_dense"),
+    ("INT8 dense (TOPS)", "int8_tops_dense"),
+    ("TDP (W)", "tdp_w"),
+    ("vCPUs (count)", "vcpu_count"),
+    ("Launch year", "launch_year"),
+    ("Priced as", "priced_as"),
+    ("Source", "source"),
+)
+
+
+def specs_table(accelerator) -> Table:
+    rows = [(label, getattr(accelerator, field)) for label, field in SPEC_FIELDS]
+    rows = [(label, value) for label, value in rows if value not in (None, "")]
+    columns = [Column("Specification", lambda kv: kv[0]), Column("Value", lambda kv: kv[1])]
+    return Table("specs", "Specifications", columns, rows)
+
+
+def prices_table(prices) -> Table:
+    columns = [
+        Column("Effective from (UTC)", lambda p: p.effective_from.strftime("%Y-%m-%d %H:%M")),
+        Column("Kind", lambda p: p.get_kind_display()),
+        Column("Provider", lambda p: p.provider),
+        Column("Region", lambda p: p.region),
+        Column("Instance", lambda p: p.instance_type),
+        Column("Accelerators per instance (count)", lambda p: p.accelerators_per_instance, "int"),
+        Column("Price (USD)", lambda p: p.price_usd, "usd"),
+        Column("Unit", lambda p: p.get_unit_display()),
+        Column("Per accelerator (USD)", lambda p: p.usd_per_accelerator, "usd"),
+        Column("Source", lambda p: p.source, "note"),
+    ]
+    return Table("prices", "Price history", columns, list(reversed(prices)), empty="No prices in the catalog yet.")
+
+
+def runs_table(runs, *, with_accelerator: bool = False) -> Table:
+    columns = [
+        Column("Started (UTC)", lambda r: r.started_at.strftime("%Y-%m-%d %H:%M:%S"), link=_run_link),
+        Column("Workload", lambda r: r.workload_name),
+        Column("Scenario", lambda r: r.scenario),
+        Column("Backend", lambda r: r.backend),
+        Column("Precision", lambda r: r.precision),
+        Column("Points (count)", lambda r: getattr(r, "point_count", None), "int"),
+        Column("LoadGen", lambda r: "VALID" if r.loadgen_valid else "INVALID"),
+        Column("Origin", lambda r: r.origin),
+    ]
+    if with_accelerator:
+        columns.insert(
+            1, Column("Accelerator", lambda r: str(r.accelerator), link=lambda r: _accelerator_link(r.accelerator))
+        )
+    return Table("runs", "Runs", columns, runs, empty="No runs yet: run `make run` or enqueue a job.")
+
+
+def snapshots_table(snapshots) -> Table:
+    columns = [
+        Column("Effective at (UTC)", lambda s: s.effective_at.strftime("%Y-%m-%d %H:%M")),
+        Column("Workload", lambda s: s.workload_name),
+        Column("Scenario", lambda s: s.run.scenario),
+        Column("Backend/precision", lambda s: f"{s.run.backend}/{s.run.precision}", link=lambda s: _run_link(s.run)),
+        Column("SLA p99 (ms)", lambda s: s.sla_p99_ms, "ms"),
+        Column("Throughput (/s)", lambda s: s.throughput_per_s, "number"),
+        Column("p99 (ms)", lambda s: s.latency_p99_ms, "ms"),
+        Column("Total (USD/h)", lambda s: s.total_usd_per_hour, "usd_hourly"),
+        Column("Cost per 1M (USD)", lambda s: s.cost_per_million_usd, "usd"),
+        Column("Alarm", lambda s: "yes" if getattr(s, "alarm", None) else ""),
+    ]
+    rows = list(reversed(snapshots))
+    return Table(
+        "snapshots",
+        "Cost snapshots",
+        columns,
+        rows,
+        empty="No cost snapshots yet: they appear when runs are ingested and priced.",
+    )
+
+
+def ranking_table(ranking) -> Table:
+    """Feasible rows in rank order, then the infeasible hardware greyed out with its reason."""
+    rows = [{"feasible": True, "row": row, "accelerator": row.accelerator} for row in ranking.rows]
+    rows += [{"feasible": False, "row": row, "accelerator": row.accelerator} for row in ranking.infeasible]
+    unit = ranking.unit.replace("_", " ")
+
+    def feasible(attr, source=None):
+        return lambda r: getattr(source(r["row"]) if source else r["row"], attr) if r["feasible"] else None
+
+    columns = [
+        Column("Rank", lambda r: r["row"].rank if r["feasible"] else "—"),
+        Column("Accelerator", lambda r: str(r["accelerator"]), link=lambda r: _accelerator_link(r["accelerator"])),
+        Column(f"Throughput ({unit}/s)", feasible("throughput_per_s"), "number"),
+        Column("p99 (ms)", lambda r: r["row"].latency_p99_ms if r["feasible"] else r["row"].best_latency_p99_ms, "ms"),
+        Column("Energy (J/inference)", feasible("energy_j_per_inference"), "number"),
+        Column("Capex (USD/h)", feasible("capex_usd_per_hour", lambda row: row.hourly), "usd_hourly"),
+        Column("Opex (USD/h)", feasible("opex_usd_per_hour", lambda row: row.hourly), "usd_hourly"),
+        Column("Power (USD/h)", feasible("power_usd_per_hour", lambda row: row.hourly), "usd_hourly"),
+        Column("Cloud (USD/h)", feasible("cloud_usd_per_hour", lambda row: row.hourly), "usd_hourly"),
+        Column("Total (USD/h)", feasible("total_usd_per_hour", lambda row: row.hourly), "usd_hourly"),
+        Column(f"Cost per 1M {unit} (USD)", feasible("cost_per_million_usd"), "usd"),
+        Column(
+            "Price used",
+            lambda r: f"{r['row'].price.provider} {r['row'].price.instance_type}".strip() if r["feasible"] else "",
+        ),
+        Column(
+            "Run / why not",
+            lambda r: (
+                f"{r['row'].run.backend}/{r['row'].run.precision} {r['row'].run.scenario}"
+                if r["feasible"]
+                else r["row"].reason
+            ),
+            link=lambda r: _run_link(r["row"].run) if r["feasible"] else None,
+        ),
+    ]
+    return Table(
+        "ranking",
+        "Ranking",
+        columns,
+        rows,
+        empty="No runs yet for this model class: run `make run` or enqueue a job.",
+        muted=lambda r: not r["feasible"],
+    )
+
+
+def alarms_table(alarms) -> Table:
+    columns = [
+        Column("Raised (UTC)", lambda a: a.created_at.strftime("%Y-%m-%d %H:%M")),
+        Column(
+            "Accelerator",
+            lambda a: str(a.snapshot.accelerator),
+            link=lambda a: _accelerator_link(a.snapshot.accelerator),
+        ),
+        Column("Workload", lambda a: a.snapshot.workload_name),
+        Column("Price kind", lambda a: a.snapshot.price_kind),
+        Column("Change (%)", lambda a: a.change_fraction, "pct"),
+        Column("Cost per 1M (USD)", lambda a: a.snapshot.cost_per_million_usd, "usd"),
+        Column("Why", lambda a: a.explanation),
+    ]
+    return Table(
+        "alarms", "Open alarms", columns, alarms, empty="No open alarms: costs are within their trailing medians."
+    )
+
+
+def agents_table(agents) -> Table:
+    columns = [
+        Column("Agent", lambda a: a.name),
+        Column("Host", lambda a: a.hostname),
+        Column("State", lambda a: a.status),
+        Column("Last seen (UTC)", lambda a: a.last_seen_at.strftime("%Y-%m-%d %H:%M:%S")),
+        Column(
+            "Devices", lambda a: ", ".join(str(d.get("name", "?")) for d in (a.devices or []) if isinstance(d, dict))
+        ),
+    ]
+    return Table(
+        "agents", "Agents", columns, agents,
+        empty="No agents registered: start a Celery worker on a GPU host (see the README).",
+        muted=lambda a: a.status != "online",
+    )  # fmt: skip
+
+
+def jobs_table(jobs, *, name: str = "jobs", title: str = "Recent jobs") -> Table:
+    columns = [
+        Column("Created (UTC)", lambda j: j.created_at.strftime("%Y-%m-%d %H:%M:%S")),
+        Column("Agent", lambda j: str(j.agent) if j.agent_id else "any"),
+        Column("Suite", lambda j: j.suite),
+        Column("State", lambda j: j.state),
+        Column("Progress (%)", lambda j: j.progress_pct, "number"),
+        Column("Current point", lambda j: j.current_point),
+        Column("Error", lambda j: j.error[:200]),
+    ]
+    return Table(name, title, columns, jobs, empty="No jobs yet: enqueue one on the Jobs page, or run `make run`.")
+
+
+def compare_table(sides) -> Table:
+    def row_value(attr, source=None):
+        return lambda side: getattr(source(side.row) if source else side.row, attr) if side.row else None
+
+    columns = [
+        Column("Run set", lambda side: side.label),
+        Column("Accelerator", lambda side: str(side.row.accelerator) if side.row else ""),
+        Column("Throughput (/s)", row_value("throughput_per_s"), "number"),
+        Column("p99 (ms)", row_value("latency_p99_ms"), "ms"),
+        Column("Total (USD/h)", row_value("total_usd_per_hour", lambda row: row.hourly), "usd_hourly"),
+        Column("Cost per 1M (USD)", row_value("cost_per_million_usd"), "usd"),
+        Column("Accuracy guard", lambda side: _accuracy(side.row.run) if side.row else side.reason),
+        Column(
+            "Run",
+            lambda side: "open" if side.row else "",
+            link=lambda side: _run_link(side.row.run) if side.row else None,
+        ),
+    ]
+    return Table("compare", "Run sets", columns, sides, muted=lambda side: side.row is None)
+
+
+def _accuracy(run) -> str:
+    accuracy = run.accuracy or {}
+    if run.accuracy_passed is None:
+        return "fp32 reference"
+    verdict = "passed" if run.accuracy_passed else "failed"
+    details = [f"max abs error {accuracy['max_abs_error']:.3g}" if accuracy.get("max_abs_error") is not None else ""]
+    if accuracy.get("top1_agreement") is not None:
+        details.append(f"top-1 agreement {accuracy['top1_agreement']:.1%}")
+    return f"{verdict} ({', '.join(d for d in details if d)})"

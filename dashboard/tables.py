@@ -1,0 +1,70 @@
+"""Tables shown on the dashboard pages, described once and rendered twice: as HTML and as CSV.
+
+A page builds `Table`s from its selector data; the template renders them with `{% data_table %}` and
+the view answers `?export=<table name>` with the same rows as CSV, so every table can be downloaded
+and the download always matches what is on screen (raw values, units in the headers).
+"""
+
+import csv
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.http import Http404, HttpResponse
+from django.utils.text import slugify
+
+
+@dataclass(frozen=True)
+class Column:
+    header: str  # with its unit, e.g. "Cost per 1M (USD)"
+    value: Callable[[object], object]
+    kind: str = "text"  # text | usd | usd_hourly | number | ms | pct | int
+    link: Callable[[object], str | None] | None = None
+
+
+@dataclass
+class Table:
+    name: str
+    title: str
+    columns: list[Column]
+    rows: list
+    empty: str = "Nothing to show yet."
+    muted: Callable[[object], bool] = field(default=lambda row: False)  # greyed-out rows (e.g. infeasible)
+
+    def cells(self) -> Iterable[tuple[object, list[tuple[Column, object, str | None]]]]:
+        for row in self.rows:
+            yield (
+                row,
+                [(column, column.value(row), column.link(row) if column.link else None) for column in self.columns],
+            )
+
+
+def _csv_value(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    return str(value)
+
+
+def csv_response(table: Table, *, filename_prefix: str) -> HttpResponse:
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{slugify(filename_prefix)}-{table.name}.csv"'
+    writer = csv.writer(response)
+    writer.writerow([column.header for column in table.columns])
+    for row in table.rows:
+        writer.writerow([_csv_value(column.value(row)) for column in table.columns])
+    return response
+
+
+def export_or_none(request, tables: list[Table], *, filename_prefix: str) -> HttpResponse | None:
+    """The CSV for `?export=<name>` when asked for; 404 for an unknown table name."""
+    name = request.GET.get("export")
+    if not name:
+        return None
+    for table in tables:
+        if table.name == name:
+            return csv_response(table, filename_prefix=filename_prefix)
+    raise Http404(f"no table named {name!r} on this page")

@@ -1,0 +1,90 @@
+"""Formatting for the dashboard: money as USD, times in ms, and the shared table partial."""
+
+from decimal import Decimal, InvalidOperation
+
+from django import template
+
+register = template.Library()
+
+
+def _number(value):
+    if value is None or value == "":
+        return None
+    try:
+        return Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        return None
+
+
+@register.filter
+def usd(value, places=None):
+    """$1,234.56 for large amounts; four decimals below $100 (costs per million are often cents)."""
+    number = _number(value)
+    if number is None:
+        return "—"
+    places = int(places) if places is not None else (2 if abs(number) >= 100 else 4)
+    sign = "-" if number < 0 else ""
+    return f"{sign}${abs(number):,.{places}f}"
+
+
+@register.filter
+def ms(value):
+    number = _number(value)
+    if number is None:
+        return "—"
+    return f"{number:,.3f}" if abs(number) < 100 else f"{number:,.1f}"
+
+
+@register.filter
+def num(value, places=1):
+    number = _number(value)
+    if number is None:
+        return "—"
+    return f"{number:,.{int(places)}f}"
+
+
+@register.filter
+def pct(value):
+    number = _number(value)
+    return "—" if number is None else f"{number * 100:,.1f}%"
+
+
+@register.filter
+def absolute(value):
+    number = _number(value)
+    return None if number is None else abs(number)
+
+
+FORMATTERS = {
+    "usd": usd,
+    "usd_hourly": lambda v: usd(v, 4),
+    "ms": ms,
+    "number": num,
+    "int": lambda v: num(v, 0),
+    "pct": pct,
+    "text": lambda v: "—" if v in (None, "") else v,
+    "note": lambda v: "—" if v in (None, "") else (v if len(str(v)) <= 60 else f"{str(v)[:59]}…"),
+}
+
+
+@register.inclusion_tag("dashboard/_table.html", takes_context=True)
+def data_table(context, table):
+    request = context["request"]
+    query = request.GET.copy()
+    query["export"] = table.name
+    rows = [
+        {
+            "muted": table.muted(row),
+            "cells": [
+                {
+                    "text": FORMATTERS[column.kind](value),
+                    "title": value if column.kind == "note" else "",
+                    "link": link,
+                    "numeric": column.kind not in ("text", "note"),
+                }
+                for column, value, link in cells
+            ],
+        }
+        for row, cells in table.cells()
+    ]
+    return {"table": table, "rows": rows, "csv_url": f"?{query.urlencode()}"}

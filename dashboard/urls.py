@@ -1,0 +1,15 @@
+from django.urls import path
+
+from . import views
+
+app_name = "dashboard"
+
+urlpatterns = [
+    path("", views.overview, name="overview"),
+    path("hardware/<int:accelerator_id>/", views.hardware, name="hardware"),
+    path("runs/<uuid:run_id>/", views.run_detail, name="run"),
+    path("trends/", views.trends, name="trends"),
+    path("compare/", views.compare, name="compare"),
+    path("jobs/", views.jobs, name="jobs"),
+    path("jobs/progress.json", views.jobs_progress, name="jobs-progress"),
+]

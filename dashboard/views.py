@@ -1,0 +1,256 @@
+"""Dashboard pages: parse the GET controls, read through selectors, draw with figures, render or export CSV."""
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import JsonResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET
+
+from accounting import comparisons, costing, policy
+from accounting.selectors import ranking
+from agents.jobs import job_create
+from agents.jobspec import JobSpecError
+from agents.models import Agent, Job
+
+from . import figures, page_tables, selectors
+from .forms import CompareForm, EnqueueForm, OverviewForm, TrendsForm
+from .tables import export_or_none
+
+
+def _page(request, template: str, context: dict, *, tables: list, filename: str):
+    export = export_or_none(request, tables, filename_prefix=filename)
+    if export is not None:
+        return export
+    return render(request, template, {**context, "tables": {table.name: table for table in tables}})
+
+
+def _decimal_param(request, name):
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        value = Decimal(request.GET.get(name, ""))
+    except InvalidOperation:
+        return None
+    return value if value.is_finite() and value > 0 else None
+
+
+@login_required
+def overview(request):
+    form = OverviewForm(request.GET)
+    form.is_valid()
+    params = {name: form.cleaned_data.get(name) for name in form.fields}
+    model_class = params["model_class"] or "tabular"
+    sla = params["sla_p99_ms"] if "sla_p99_ms" in request.GET else selectors.default_sla_ms(model_class)
+    result = ranking(
+        model_class=model_class,
+        sla_p99_ms=sla,
+        price_kind=params["price_kind"] or "cloud_on_demand",
+        utilization=params["utilization"] or 1,
+    )
+    alarms = selectors.open_alarms()
+    agents = list(Agent.objects.order_by("name")[:50])
+    jobs = list(Job.objects.select_related("agent").order_by("-created_at")[:10])
+    tables = [
+        page_tables.ranking_table(result),
+        page_tables.alarms_table(alarms),
+        page_tables.agents_table(agents),
+        page_tables.jobs_table(jobs),
+    ]
+    chart = (
+        figures.render(figures.ranking_bars(result.rows, unit=result.unit), "ranking-chart") if result.rows else None
+    )
+    context = {"form": form, "ranking": result, "chart": chart, "sla": sla}
+    return _page(request, "dashboard/overview.html", context, tables=tables, filename=f"overview-{model_class}")
+
+
+@login_required
+def hardware(request, accelerator_id: int):
+    page = selectors.hardware_page(accelerator_id, price_kind=request.GET.get("price_kind"))
+    cloud = [price for price in page.prices if not price.is_purchase]
+    purchase = [price for price in page.prices if price.is_purchase]
+    charts = {}
+    if cloud:
+        charts["cloud"] = figures.render(figures.price_history(cloud, purchase=False), "cloud-price-chart")
+    if purchase:
+        charts["purchase"] = figures.render(figures.price_history(purchase, purchase=True), "purchase-price-chart")
+    if page.series:
+        title = f"Cost per 1M over time ({page.price_kind}, best throughput)"
+        charts["cost"] = figures.render(figures.cost_series(page.series, title=title), "cost-trend-chart")
+    tables = [
+        page_tables.specs_table(page.accelerator),
+        page_tables.prices_table(page.prices),
+        page_tables.snapshots_table(page.snapshots),
+        page_tables.runs_table(page.runs),
+    ]
+    context = {"page": page, "accelerator": page.accelerator, "charts": charts}
+    return _page(request, "dashboard/hardware.html", context, tables=tables, filename=str(page.accelerator))
+
+
+@login_required
+def run_detail(request, run_id):
+    point_index = request.GET.get("point")
+    page = selectors.run_page(
+        run_id,
+        sla_p99_ms=_decimal_param(request, "sla"),
+        point_index=int(point_index) if point_index and point_index.isdigit() else None,
+    )
+    run = page.run
+    unit = policy.unit_for(run.model_class).replace("_", " ")
+    charts = {}
+    if page.points:
+        chosen_index = page.chosen.index if page.chosen else None
+        charts["pareto"] = figures.render(
+            figures.pareto(page.points, sla_p99_ms=page.sla_p99_ms, chosen_index=chosen_index, unit=unit),
+            "pareto-chart",
+        )
+        charts["cdf"] = figures.render(figures.latency_cdf(page.focus), "cdf-chart")
+        if run.scenario == "server":
+            charts["budget"] = figures.render(figures.latency_budget(page.points), "budget-chart")
+        if any(point.power_w_mean is not None for point in page.points):
+            charts["power"] = figures.render(figures.point_power(page.points), "power-chart")
+    tables = [
+        page_tables.points_table(page.points, unit=unit, chosen_index=page.chosen.index if page.chosen else None),
+        page_tables.key_value_table("environment", "Environment", run.environment),
+        page_tables.key_value_table("settings", "Settings", run.settings),
+        page_tables.key_value_table("telemetry", "Telemetry summary", _flat_telemetry(run.telemetry)),
+    ]
+    context = {"page": page, "run": run, "charts": charts, "unit": unit}
+    return _page(request, "dashboard/run.html", context, tables=tables, filename=f"run-{run.pk}")
+
+
+def _flat_telemetry(telemetry: dict) -> dict:
+    flat = {}
+    for key, value in (telemetry or {}).items():
+        if isinstance(value, dict):
+            flat.update({f"{key}.{inner}": inner_value for inner, inner_value in value.items()})
+        else:
+            flat[key] = value
+    return flat
+
+
+@login_required
+def trends(request):
+    workloads = selectors.trend_workloads()
+    form = TrendsForm(request.GET, workloads=workloads, accelerators=selectors.accelerators_with_snapshots())
+    form.is_valid()
+    data = form.cleaned_data
+    page = selectors.trends_page(
+        workload=data.get("workload") or (workloads[0] if workloads else None),
+        price_kind=data.get("price_kind") or "cloud_on_demand",
+        sla_p99_ms=data.get("sla_p99_ms"),
+        accelerator_ids=[int(pk) for pk in data.get("accelerators") or []],
+        workloads=workloads,
+    )
+    chart = None
+    if page.series:
+        title = f"Cost per 1M over time: {page.workload}"
+        chart = figures.render(
+            figures.cost_series(page.series, alarms=page.alarms, title=title), "trend-chart", height=460
+        )
+    tables = [page_tables.snapshots_table(page.snapshots)]
+    context = {"form": form, "page": page, "chart": chart}
+    return _page(request, "dashboard/trends.html", context, tables=tables, filename=f"trends-{page.workload}")
+
+
+@login_required
+def compare(request):
+    form = CompareForm(request.GET, accelerators=selectors.measured_accelerators())
+    context = {"form": form, "sides": None}
+    tables = []
+    if form.is_valid():
+        data = form.cleaned_data
+        sla = data["sla_p99_ms"] if "sla_p99_ms" in request.GET else selectors.default_sla_ms(data["model_class"])
+        sides = []
+        for side in ("before", "after"):
+            result = ranking(
+                model_class=data["model_class"], sla_p99_ms=sla, price_kind=data["price_kind"],
+                backend=data[f"{side}_backend"], precision=data[f"{side}_precision"],
+            )  # fmt: skip
+            label = f"{data[f'{side}_backend']}/{data[f'{side}_precision']}"
+            sides.append(selectors.compare_side(result, accelerator_id=data["accelerator"], label=label))
+        before, after = sides
+        run_sets = [
+            selectors.configuration_runs(
+                model_class=data["model_class"],
+                backend=data[f"{side}_backend"],
+                precision=data[f"{side}_precision"],
+                accelerator_id=data["accelerator"],
+            )  # fmt: skip
+            for side in ("before", "after")
+        ]
+        if all(run_sets):
+            context["verdict"], context["verdict_explanation"] = comparisons.verdict(*run_sets)
+        context.update(
+            {"sides": sides, "before": before, "after": after, "sla": sla, "unit": policy.unit_for(data["model_class"])}
+        )
+        if before.row and after.row:
+            before_usd, after_usd = before.row.cost_per_million_usd, after.row.cost_per_million_usd
+            context["savings_usd"] = costing.annual_savings(
+                cost_per_million_before=before_usd, cost_per_million_after=after_usd,
+                annual_volume=data["annual_volume"],
+            )  # fmt: skip
+            context["change_fraction"] = (after_usd - before_usd) / before_usd if before_usd else None
+            context["chart"] = figures.render(
+                figures.before_after(before_usd=before_usd, after_usd=after_usd, unit=context["unit"]), "compare-chart"
+            )
+        tables.append(page_tables.compare_table(sides))
+    return _page(request, "dashboard/compare.html", context, tables=tables, filename="compare")
+
+
+@login_required
+def jobs(request):
+    if request.method == "POST":
+        return _enqueue(request)
+    active, finished, agents = selectors.jobs_page()
+    tables = [
+        page_tables.jobs_table(active, name="active", title="Queue and running jobs"),
+        page_tables.jobs_table(finished, name="finished", title="Recent finished jobs"),
+        page_tables.agents_table(agents),
+    ]
+    form = EnqueueForm() if request.user.is_staff else None
+    context = {"active": active, "form": form, "has_agents": bool(agents)}
+    return _page(request, "dashboard/jobs.html", context, tables=tables, filename="jobs")
+
+
+def _enqueue(request):
+    if not request.user.is_staff:
+        raise PermissionDenied("Only staff can enqueue benchmark jobs.")
+    form = EnqueueForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        spec = {"suite": data["suite"], "workloads": data["workloads"], "time_limit_s": data["time_limit_s"]}
+        try:
+            job = job_create(spec=spec, agent=data["agent"], created_by=request.user)
+        except JobSpecError as exc:
+            form.add_error(None, "; ".join(f"{field}: {error}" for field, error in exc.errors.items()))
+        else:
+            messages.success(request, f"Job {job.pk} queued on {job.agent}.")
+            return redirect("dashboard:jobs")
+    active, finished, agents = selectors.jobs_page()
+    tables = [
+        page_tables.jobs_table(active, name="active", title="Queue and running jobs"),
+        page_tables.jobs_table(finished, name="finished", title="Recent finished jobs"),
+        page_tables.agents_table(agents),
+    ]
+    context = {"active": active, "form": form, "has_agents": bool(agents), "tables": {t.name: t for t in tables}}
+    return render(request, "dashboard/jobs.html", context, status=400)
+
+
+@login_required
+@require_GET
+def jobs_progress(request):
+    """Progress of the given jobs (?id=…&id=…), polled by the Jobs page every few seconds."""
+    ids = [value for value in request.GET.getlist("id") if _is_uuid(value)][:100]
+    return JsonResponse({"jobs": selectors.job_progress(ids), "poll_ms": settings.DASHBOARD_POLL_MS})
+
+
+def _is_uuid(value: str) -> bool:
+    import uuid
+
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return True

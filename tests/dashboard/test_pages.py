@@ -1,0 +1,184 @@
+"""The dashboard's pages rendered by the test client: content, CSV, empty states and bounded queries."""
+
+import csv
+import io
+from unittest import mock
+
+import pytest
+from django.contrib.staticfiles import finders
+
+from agents.models import Agent, Job, JobState
+
+pytestmark = pytest.mark.django_db
+
+PAGES_MAX_QUERIES = 20  # session + user + the page's own reads; independent of how many rows there are
+
+
+@pytest.fixture
+def logged_in(client, user):
+    client.force_login(user)
+    return client
+
+
+def _rows(response) -> list[list[str]]:
+    assert response["Content-Type"].startswith("text/csv")
+    return list(csv.reader(io.StringIO(response.content.decode())))
+
+
+@pytest.mark.parametrize("path", ["/", "/trends/", "/compare/", "/jobs/", "/hardware/1/"])
+def test_it_sends_anonymous_visitors_to_the_login_page(client, path):
+    response = client.get(path)
+    assert response.status_code == 302
+    assert response["Location"].startswith("/accounts/login/?next=")
+
+
+def test_it_serves_plotly_js_from_the_installed_package_not_a_cdn():
+    found = finders.find("plotly/plotly.min.js")
+    assert found and found.endswith("plotly/package_data/plotly.min.js")
+    assert [path for path, _ in finders.get_finder("dashboard.staticfiles.PlotlyJsFinder").list([])] == [
+        "plotly.min.js"
+    ]
+
+
+def test_it_ranks_hardware_on_the_overview_with_a_bounded_number_of_queries(
+    dashboard_data, logged_in, django_assert_max_num_queries
+):
+    with django_assert_max_num_queries(PAGES_MAX_QUERIES):
+        response = logged_in.get("/?model_class=tabular&sla_p99_ms=20&price_kind=cloud_on_demand&utilization=0.5")
+    text = response.content.decode()
+    assert response.status_code == 200
+    assert 'src="/static/plotly/plotly.min.js"' in text and "cdn" not in text.lower()
+    assert "Cost per 1M inferences (USD)" in text and "is cheapest at <strong>$" in text
+    assert text.count('<tr class="muted">') == 0
+
+
+def test_it_greys_out_hardware_that_cannot_meet_a_tight_sla(dashboard_data, logged_in):
+    response = logged_in.get("/?model_class=tabular&sla_p99_ms=0.001")
+    text = response.content.decode()
+    assert text.count('<tr class="muted">') == 4
+    assert "no operating point meets p99 &lt;= 0.001 ms" in text
+    assert "No hardware meets this SLA" in text
+
+
+def test_it_downloads_the_ranking_as_csv_with_units_in_the_headers(dashboard_data, logged_in):
+    rows = _rows(logged_in.get("/?model_class=tabular&sla_p99_ms=20&export=ranking"))
+    assert rows[0][:4] == ["Rank", "Accelerator", "Throughput (inferences/s)", "p99 (ms)"]
+    assert "Cost per 1M inferences (USD)" in rows[0]
+    assert [row[0] for row in rows[1:]] == ["1", "2", "3", "4"]
+    costs = [float(row[rows[0].index("Cost per 1M inferences (USD)")]) for row in rows[1:]]
+    assert costs == sorted(costs)
+
+
+def test_it_answers_an_unknown_csv_table_with_404(dashboard_data, logged_in):
+    assert logged_in.get("/?export=nope").status_code == 404
+
+
+def test_it_shows_a_server_run_with_its_pareto_cdf_and_latency_budget(
+    dashboard_data, logged_in, django_assert_max_num_queries
+):
+    run = next(run for run in dashboard_data["cpu"] if run.scenario == "server")
+    with django_assert_max_num_queries(PAGES_MAX_QUERIES):
+        response = logged_in.get(f"/runs/{run.pk}/?sla=1000")
+    text = response.content.decode()
+    for chart in ("pareto-chart", "cdf-chart", "budget-chart"):
+        assert f'id="{chart}"' in text
+    assert "Chosen under the SLA: point" in text
+    assert "no GPU telemetry: nvml unavailable (" in text
+    points = _rows(logged_in.get(f"/runs/{run.pk}/?export=points"))
+    assert len(points) == 1 + run.points.count()
+    environment = dict(_rows(logged_in.get(f"/runs/{run.pk}/?export=environment"))[1:])
+    assert environment["torch"] == run.environment["torch"]
+
+
+def test_it_shows_no_latency_budget_for_a_single_stream_run(dashboard_data, logged_in):
+    run = next(run for run in dashboard_data["cpu"] if run.scenario == "single-stream")
+    text = logged_in.get(f"/runs/{run.pk}/").content.decode()
+    assert 'id="pareto-chart"' in text and 'id="budget-chart"' not in text
+
+
+def test_it_shows_an_accelerator_with_prices_cost_trend_and_runs(
+    dashboard_data, price_rise, logged_in, django_assert_max_num_queries
+):
+    accelerator = price_rise.accelerator
+    with django_assert_max_num_queries(PAGES_MAX_QUERIES):
+        response = logged_in.get(f"/hardware/{accelerator.pk}/")
+    text = response.content.decode()
+    assert 'id="cloud-price-chart"' in text and 'id="cost-trend-chart"' in text
+    assert "test: a price rise" in text
+    runs = _rows(logged_in.get(f"/hardware/{accelerator.pk}/?export=runs"))
+    assert len(runs) == 1 + len(dashboard_data["NVIDIA H100 80GB HBM3"])
+
+
+def test_it_marks_alarms_on_the_trend_with_their_attribution(
+    dashboard_data, price_rise, logged_in, django_assert_max_num_queries
+):
+    with django_assert_max_num_queries(PAGES_MAX_QUERIES):
+        response = logged_in.get("/trends/?workload=tabular-tiny&price_kind=cloud_on_demand")
+    text = response.content.decode()
+    assert 'id="trend-chart"' in text
+    assert "vs trailing median" in text and "price: +" in text  # the alarm's hover text
+    overview = logged_in.get("/").content.decode()
+    assert "Cost per million rose" in overview  # open alarms listed on the overview
+
+
+def test_it_compares_two_run_sets_with_annual_savings(dashboard_data, logged_in, django_assert_max_num_queries):
+    query = "model_class=tabular&before_precision=fp32&after_precision=fp32&before_backend=eager&after_backend=eager"
+    with django_assert_max_num_queries(PAGES_MAX_QUERIES):
+        response = logged_in.get(f"/compare/?{query}&sla_p99_ms=20&annual_volume=1000000000")
+    text = response.content.decode()
+    assert 'id="compare-chart"' in text and "saves <strong>$0.00</strong> per year" in text
+    assert 'id="verdict"' in text and "no benefit" in text  # the same runs on both sides cannot help
+    missing = logged_in.get(
+        f"/compare/?{query.replace('after_precision=fp32', 'after_precision=fp16')}"
+    ).content.decode()
+    assert "cannot compare" in missing and "no eligible runs" in missing
+
+
+def test_it_explains_empty_pages(db, logged_in):
+    assert "No runs yet" in logged_in.get("/").content.decode()
+    assert "No cost snapshots yet" in logged_in.get("/trends/").content.decode()
+    jobs = logged_in.get("/jobs/").content.decode()
+    assert "Nothing queued or running" in jobs and "Enqueue a suite" not in jobs  # not staff
+
+
+@pytest.fixture
+def agent(db):
+    return Agent.objects.create(name="gpu-host-1", hostname="gpu1", queue="agent.gpu-host-1")
+
+
+def test_it_lists_running_jobs_and_reports_their_progress_as_json(agent, logged_in, django_assert_max_num_queries):
+    job = Job.objects.create(agent=agent, state=JobState.RUNNING, progress_pct=42.5, current_point="tabular offline b8")
+    with django_assert_max_num_queries(PAGES_MAX_QUERIES):
+        text = logged_in.get("/jobs/").content.decode()
+    assert f'data-job="{job.pk}"' in text and "tabular offline b8" in text
+    data = logged_in.get(f"/jobs/progress.json?id={job.pk}&id=not-a-uuid").json()
+    assert data["jobs"] == [
+        {
+            "id": str(job.pk),
+            "state": "running",
+            "progress_pct": 42.5,
+            "current_point": "tabular offline b8",
+            "error": "",
+        }
+    ]
+
+
+def test_it_lets_staff_enqueue_a_suite_on_an_agent(agent, client, staff):
+    client.force_login(staff)
+    with (
+        mock.patch("agents.jobs.job_dispatch") as dispatch,
+        mock.patch("django.db.transaction.on_commit", lambda f: f()),
+    ):
+        response = client.post(
+            "/jobs/", {"agent": agent.pk, "suite": "quick", "workloads": ["tabular"], "time_limit_s": 600}
+        )
+    assert response.status_code == 302
+    job = Job.objects.get()
+    assert (job.agent, job.suite, job.workloads, job.created_by) == (agent, "quick", ["tabular"], staff)
+    dispatch.assert_called_once()
+
+
+def test_it_refuses_enqueue_from_non_staff(agent, logged_in):
+    response = logged_in.post("/jobs/", {"agent": agent.pk, "suite": "quick", "time_limit_s": 600})
+    assert response.status_code == 403
+    assert not Job.objects.exists()
