@@ -60,6 +60,8 @@ def _point_labels(item: SuiteItem) -> list[str]:
         return ["batch=1"]
     if item.scenario == "offline":
         return [f"batch={b}" for b in s.offline_batch_sizes]
+    if s.server_rates_qps:
+        return [f"rate={rate:g}qps" for rate in s.server_rates_qps]
     return [f"load={f:g}" for f in s.server_load_fractions]
 
 
@@ -76,7 +78,15 @@ def run_item(
     workload = get_workload(item.model_class, item.size)
     if reason is not None:
         return Skip(workload.name, item.scenario, item.backend, item.precision, reason)
-    out_dir = Path(out_dir)
+    previous_threads = torch.get_num_threads()
+    torch.set_num_threads(item.settings.resolved_threads())
+    try:
+        return _measure(item, workload, Path(out_dir), progress, index, total)
+    finally:
+        torch.set_num_threads(previous_threads)
+
+
+def _measure(item: SuiteItem, workload, out_dir: Path, progress: ProgressFn | None, index: int, total: int) -> dict:
     settings, started_at = item.settings, _now()
     reference_model = workload.build("cpu")
     params, weight_bytes = workload.parameter_count(reference_model), workload.weight_bytes(reference_model)
@@ -112,9 +122,13 @@ def run_item(
         elif item.scenario == "offline":
             point = run_offline(engine, settings, settings.offline_batch_sizes[n], log_dir, telemetry)
         else:
-            if n == 0:
-                capacity = capacity_qps(engine, settings, log_root, telemetry)
-            point = run_server(engine, settings, settings.server_load_fractions[n] * capacity, log_dir, telemetry)
+            if settings.server_rates_qps:
+                rate_qps = settings.server_rates_qps[n]
+            else:
+                if n == 0:
+                    capacity = capacity_qps(engine, settings, log_root, telemetry)
+                rate_qps = settings.server_load_fractions[n] * capacity
+            point = run_server(engine, settings, rate_qps, log_dir, telemetry)
         points.append(point_payload(point))
     backend.close()
     payload = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass, replace
 
 
@@ -15,6 +16,9 @@ class RunSettings:
     performance_sample_count: int = 16
     offline_batch_sizes: tuple[int, ...] = (1, 8, 32)
     server_load_fractions: tuple[float, ...] = (0.5,)
+    # Explicit offered rates (queries/s) instead of fractions of the calibrated capacity: lets a second
+    # run offer exactly the load of a first one, so their latencies can be compared.
+    server_rates_qps: tuple[float, ...] = ()
     server_max_batch_size: int = 8
     server_max_queue_wait_ms: float = 2.0
     server_target_latency_ms: float = 100.0
@@ -22,16 +26,24 @@ class RunSettings:
     llm_tpot_latency_ms: float = 200.0
     accuracy_batch_size: int = 4
     seed: int = 0
+    # Intra-op threads for the model; 0 = one fewer than the CPUs, so the load generator, the batcher
+    # and Python keep a core. On a 2-core host two intra-op threads contend with LoadGen's thread and
+    # latency flips between a fast and a slow phase from one run to the next.
+    intra_op_threads: int = 0
     preset: str = "custom"
 
     def to_dict(self) -> dict:
         data = asdict(self)
         data["offline_batch_sizes"] = list(self.offline_batch_sizes)
         data["server_load_fractions"] = list(self.server_load_fractions)
+        data["server_rates_qps"] = list(self.server_rates_qps)
         return data
 
     def with_(self, **changes) -> RunSettings:
         return replace(self, **changes)
+
+    def resolved_threads(self) -> int:
+        return self.intra_op_threads or max(1, (os.cpu_count() or 1) - 1)
 
 
 PRESETS: dict[str, RunSettings] = {
