@@ -1,5 +1,5 @@
 from django.apps import AppConfig
-from django.db.models.signals import post_save
+from django.db.models.signals import post_delete, post_save
 
 
 class AccountingConfig(AppConfig):
@@ -7,10 +7,16 @@ class AccountingConfig(AppConfig):
     verbose_name = "Accounting"
 
     def ready(self):
+        from agents.models import BenchmarkRun
         from agents.signals import run_ingested
         from hardware_catalog.models import OnPremAssumptions, Price
 
         from . import handlers
+        from .ranking_cache import forget_data_version
+
+        for model in (BenchmarkRun, Price, OnPremAssumptions):
+            for signal in (post_save, post_delete):
+                signal.connect(forget_data_version, sender=model, dispatch_uid=f"accounting.version.{model.__name__}")
 
         run_ingested.connect(handlers.on_run_ingested, dispatch_uid="accounting.run_ingested")
         post_save.connect(handlers.on_price_saved, sender=Price, dispatch_uid="accounting.price_saved")

@@ -2,7 +2,10 @@
 
 The version (run count and newest ingestion, newest price row, newest assumption set) changes whenever
 a run, price or assumption set is added, so a cached ranking is never older than the data it was built
-from. A price row whose effective_from passes while cached takes effect within
+from. Reading the version costs three aggregate queries, most of a cached request's time, so the version
+itself is kept for DATA_VERSION_SECONDS and dropped at once when this process saves or deletes a run,
+price or assumption set; a write made by another process (or a bulk insert, which sends no signal)
+shows within those seconds. A price row whose effective_from passes while cached takes effect within
 ACCOUNTING_RANKING_CACHE_SECONDS (default 30; 0 turns the cache off). Requests with `as_of` are cached too.
 """
 
@@ -21,7 +24,24 @@ def cache_seconds() -> int:
     return int(getattr(settings, "ACCOUNTING_RANKING_CACHE_SECONDS", 30))
 
 
+DATA_VERSION_KEY = "accounting:data-version"
+DATA_VERSION_SECONDS = 2
+
+
 def data_version() -> str:
+    version = cache.get(DATA_VERSION_KEY)
+    if version is None:
+        version = _read_data_version()
+        cache.set(DATA_VERSION_KEY, version, DATA_VERSION_SECONDS)
+    return version
+
+
+def forget_data_version(**kwargs) -> None:
+    """Signal receiver: the data changed, so the next ranking reads the version afresh."""
+    cache.delete(DATA_VERSION_KEY)
+
+
+def _read_data_version() -> str:
     runs = BenchmarkRun.objects.aggregate(count=Count("id"), newest=Max("ingested_at"))
     prices = Price.objects.aggregate(newest=Max("id"), count=Count("id"))
     assumptions = OnPremAssumptions.objects.aggregate(newest=Max("id"))

@@ -85,6 +85,10 @@ if env.str("TEST_DATABASE_NAME", default=""):
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Per-process memory by default; production points CACHE_URL at Redis so every web worker shares the
+# ranking cache (one recomputation per expiry instead of one per worker).
+CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
