@@ -24,7 +24,7 @@ run: venv
 	$(PY) manage.py load_catalog
 	$(PY) manage.py collectstatic --no-input -v0
 	$(PY) manage.py bench --suite quick --once
-	$(PY) manage.py demo_token
+	$(PY) manage.py demo_token --base-url http://$(HOST):$(PORT)
 	@echo "Serving InferLedger on http://$(HOST):$(PORT)/  (API: /api/v1/, docs: /api/docs/, admin: /admin/)"
 	$(PY) manage.py runserver $(HOST):$(PORT)
 

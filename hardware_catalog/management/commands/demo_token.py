@@ -13,8 +13,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--username", default="demo")
+        parser.add_argument("--base-url", default="http://127.0.0.1:8000", help="Where the server will listen.")
 
-    def handle(self, *args, username, **options):
+    def handle(self, *args, username, base_url, **options):
         User = get_user_model()
         user, created = User.objects.get_or_create(username=username, defaults={"is_staff": True, "is_superuser": True})
         if created:
@@ -25,4 +26,4 @@ class Command(BaseCommand):
         AuthToken.objects.filter(user=user).delete()
         _, token = AuthToken.objects.create(user=user)
         self.stdout.write(f"API token for '{username}': {token}")
-        self.stdout.write(f'  curl -H "Authorization: Token {token}" http://127.0.0.1:8000/api/v1/accelerators/')
+        self.stdout.write(f'  curl -H "Authorization: Token {token}" {base_url.rstrip("/")}/api/v1/accelerators/')
