@@ -17,7 +17,6 @@
 import argparse
 import http.client
 import os
-import random
 import shutil
 import signal
 import statistics
@@ -26,17 +25,17 @@ import sys
 import tempfile
 import threading
 import time
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import seeding  # benchmarks/seeding.py, beside this script
+
 ROOT = Path(__file__).resolve().parent.parent
-SERVER_URL = os.environ.get("BENCH_SERVER_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
 DB_NAME = "inferledger_bench"
-BENCH_URL = SERVER_URL.rsplit("/", 1)[0] + f"/{DB_NAME}"
+BENCH_URL = seeding.database_url(DB_NAME)
 HOST, PORT = "127.0.0.1", 8765
 # The web workers share one cache, as in production (docs/operations.md); flushed before each run.
 CACHE_URL = os.environ.get("BENCH_CACHE_URL", "redis://127.0.0.1:6379/14")
-MODEL_CLASSES = {"cv-classification": "resnet50", "encoder": "bert", "llm-decoder": "llama", "tabular": "risk-mlp"}
+MODEL_CLASSES = seeding.MODEL_CLASSES
 BACKENDS, PRECISIONS, SCENARIOS = (
     ["eager", "compile", "onnxruntime", "tensorrt"],
     ["fp32", "fp16", "int8"],
@@ -60,75 +59,23 @@ def _env() -> dict:
 
 
 def create_database() -> None:
-    import psycopg
-
-    with psycopg.connect(SERVER_URL, autocommit=True) as connection:
-        connection.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
-        connection.execute(f"CREATE DATABASE {DB_NAME}")
-    manage = [sys.executable, "manage.py"]
-    subprocess.run([*manage, "migrate", "--no-input", "-v0"], cwd=ROOT, env=_env(), check=True)
-    subprocess.run([*manage, "load_catalog"], cwd=ROOT, env=_env(), check=True, stdout=subprocess.DEVNULL)
+    seeding.create_database(DB_NAME, _env())
 
 
 def drop_database() -> None:
-    import psycopg
-
-    with psycopg.connect(SERVER_URL, autocommit=True) as connection:
-        connection.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
+    seeding.drop_database(DB_NAME)
 
 
 def seed(run_count: int, points_per_run: int) -> str:
     """Bulk-insert the runs and points; returns an API token."""
-    os.environ.update(_env())
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "inferledger.settings")
-    sys.path.insert(0, str(ROOT))
-    import django
-
-    django.setup()
+    seeding.setup_django(_env())
     from django.contrib.auth import get_user_model
-    from django.db import connection
     from knox.models import AuthToken
 
-    from agents.models import BenchmarkRun, OperatingPoint
-    from hardware_catalog.models import Accelerator
-
-    rng = random.Random(42)
-    accelerators = list(Accelerator.objects.filter(prices__isnull=False).distinct())
-    configs = [
-        (accelerator, cls, backend, precision, scenario)
-        for accelerator in accelerators for cls in MODEL_CLASSES
-        for backend in BACKENDS for precision in PRECISIONS for scenario in SCENARIOS
-    ]  # fmt: skip
-    start = datetime(2025, 1, 1, tzinfo=UTC)
-    runs, points = [], []
-    for number in range(run_count):
-        accelerator, cls, backend, precision, scenario = configs[number % len(configs)]
-        started = start + timedelta(hours=number)
-        run = BenchmarkRun(
-            accelerator=accelerator, device_name=str(accelerator), workload_name=MODEL_CLASSES[cls],
-            model_class=cls, size="reference", scenario=scenario, backend=backend, precision=precision,
-            started_at=started, finished_at=started + timedelta(minutes=10), loadgen_valid=rng.random() > 0.05,
-            accuracy_passed=None if precision == "fp32" else rng.random() > 0.05,
-            payload={"bench": number}, payload_sha256=f"{number:064x}",
-        )  # fmt: skip
-        runs.append(run)
-        speed = rng.uniform(50, 5000)
-        for index in range(points_per_run):
-            batch = 2 ** (index % 10) * (1 + index // 10)
-            throughput = speed * batch / (1 + batch * 0.05)
-            p99 = 1000 * batch / throughput * rng.uniform(1.5, 3)
-            points.append(
-                OperatingPoint(
-                    run=run, index=index, batch_size=batch, throughput_per_s=throughput,
-                    output_tokens_per_s=throughput * 128 if cls == "llm-decoder" else None,
-                    latency_p50_ms=p99 / 2, latency_p99_ms=p99, power_w_mean=rng.uniform(100, 700), loadgen_valid=True,
-                )
-            )  # fmt: skip
-    BenchmarkRun.objects.bulk_create(runs, batch_size=2000)
-    OperatingPoint.objects.bulk_create(points, batch_size=5000)
-    with connection.cursor() as cursor:
-        # What autovacuum would do soon after a bulk load; done now so it does not run during the measurement.
-        cursor.execute("VACUUM ANALYZE")
+    seeding.seed_runs(
+        run_count, points_per_run, backends=BACKENDS, precisions=PRECISIONS, scenarios=SCENARIOS,
+        batch_for_index=lambda index: 2 ** (index % 10) * (1 + index // 10),
+    )  # fmt: skip
     user, _ = get_user_model().objects.get_or_create(username="bench")
     return AuthToken.objects.create(user)[1]
 

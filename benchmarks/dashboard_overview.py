@@ -14,20 +14,17 @@
 
 import argparse
 import os
-import random
 import statistics
-import subprocess
 import sys
 import time
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import seeding  # benchmarks/seeding.py, beside this script
+
 ROOT = Path(__file__).resolve().parent.parent
-SERVER_URL = os.environ.get("BENCH_SERVER_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
 DB_NAME = "inferledger_dash_bench"
-BENCH_URL = SERVER_URL.rsplit("/", 1)[0] + f"/{DB_NAME}"
+BENCH_URL = seeding.database_url(DB_NAME)
 TARGET_MEDIAN_MS = 300
-MODEL_CLASSES = {"cv-classification": "resnet50", "encoder": "bert", "llm-decoder": "llama", "tabular": "risk-mlp"}
 BACKENDS, PRECISIONS, SCENARIOS = ["eager", "compile", "onnxruntime"], ["fp32", "fp16", "int8"], ["offline", "server"]
 OVERVIEW_QUERIES = [
     "/?model_class=tabular&sla_p99_ms=20&price_kind=cloud_on_demand&utilization=1",
@@ -46,70 +43,22 @@ def _env() -> dict:
     }  # fmt: skip
 
 
-def _admin(sql: str) -> None:
-    import psycopg
-
-    with psycopg.connect(SERVER_URL, autocommit=True) as connection:
-        connection.execute(sql)
-
-
 def create_database() -> None:
-    _admin(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
-    _admin(f"CREATE DATABASE {DB_NAME}")
-    manage = [sys.executable, "manage.py"]
-    subprocess.run([*manage, "migrate", "--no-input", "-v0"], cwd=ROOT, env=_env(), check=True)
-    subprocess.run([*manage, "load_catalog"], cwd=ROOT, env=_env(), check=True, stdout=subprocess.DEVNULL)
+    seeding.create_database(DB_NAME, _env())
+
+
+def drop_database() -> None:
+    seeding.drop_database(DB_NAME)
 
 
 def setup_django() -> None:
-    os.environ.update(_env())
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "inferledger.settings")
-    sys.path.insert(0, str(ROOT))
-    import django
-
-    django.setup()
+    seeding.setup_django(_env())
 
 
 def seed(run_count: int, points_per_run: int) -> None:
-    from django.db import connection
+    from agents.models import Agent, Job, JobState
 
-    from agents.models import Agent, BenchmarkRun, Job, JobState, OperatingPoint
-    from hardware_catalog.models import Accelerator
-
-    rng = random.Random(42)
-    accelerators = list(Accelerator.objects.filter(prices__isnull=False).distinct())
-    configs = [
-        (accelerator, cls, backend, precision, scenario)
-        for accelerator in accelerators for cls in MODEL_CLASSES
-        for backend in BACKENDS for precision in PRECISIONS for scenario in SCENARIOS
-    ]  # fmt: skip
-    start = datetime(2025, 1, 1, tzinfo=UTC)
-    runs, points = [], []
-    for number in range(run_count):
-        accelerator, cls, backend, precision, scenario = configs[number % len(configs)]
-        started = start + timedelta(hours=number)
-        run = BenchmarkRun(
-            accelerator=accelerator, device_name=str(accelerator), workload_name=MODEL_CLASSES[cls],
-            model_class=cls, size="reference", scenario=scenario, backend=backend, precision=precision,
-            started_at=started, finished_at=started + timedelta(minutes=10), loadgen_valid=rng.random() > 0.05,
-            accuracy_passed=None if precision == "fp32" else rng.random() > 0.05,
-            payload={"bench": number}, payload_sha256=f"{number:064x}",
-        )  # fmt: skip
-        runs.append(run)
-        speed = rng.uniform(50, 5000)
-        for index in range(points_per_run):
-            batch = 2**index
-            throughput = speed * batch / (1 + batch * 0.05)
-            p99 = 1000 * batch / throughput * rng.uniform(1.5, 3)
-            points.append(
-                OperatingPoint(
-                    run=run, index=index, batch_size=batch, throughput_per_s=throughput,
-                    output_tokens_per_s=throughput * 128 if cls == "llm-decoder" else None,
-                    latency_p50_ms=p99 / 2, latency_p99_ms=p99, power_w_mean=rng.uniform(100, 700), loadgen_valid=True,
-                )
-            )  # fmt: skip
-    BenchmarkRun.objects.bulk_create(runs, batch_size=2000)
-    OperatingPoint.objects.bulk_create(points, batch_size=5000)
+    seeding.seed_runs(run_count, points_per_run, backends=BACKENDS, precisions=PRECISIONS, scenarios=SCENARIOS)
     agents = Agent.objects.bulk_create(
         [Agent(name=f"gpu-host-{n}", hostname=f"gpu{n}", queue=f"agent.gpu-host-{n}") for n in range(20)]
     )
@@ -117,8 +66,6 @@ def seed(run_count: int, points_per_run: int) -> None:
     Job.objects.bulk_create(
         [Job(agent=agents[n % 20], state=states[n % 4], progress_pct=n % 100) for n in range(500)], batch_size=500
     )
-    with connection.cursor() as cursor:
-        cursor.execute("ANALYZE")  # what autovacuum would do soon after a bulk load
 
 
 def timed(client, path: str, count: int) -> list[float]:
@@ -177,7 +124,7 @@ def main() -> int:
 
         connections.close_all()
         if not args.keep_db:
-            _admin(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
+            drop_database()
 
 
 if __name__ == "__main__":

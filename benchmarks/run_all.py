@@ -14,7 +14,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def main(names: list[str]) -> int:
-    scripts = sorted(p for p in HERE.glob("*.py") if p.name not in {"run_all.py", "__init__.py"})
+    scripts = sorted(p for p in HERE.glob("*.py") if p.name not in {"run_all.py", "seeding.py", "__init__.py"})
     if names:
         scripts = [p for p in scripts if p.stem in names]
     results = []
