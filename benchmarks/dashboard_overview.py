@@ -17,11 +17,9 @@ import os
 import statistics
 import sys
 import time
-from pathlib import Path
 
 import seeding  # benchmarks/seeding.py, beside this script
 
-ROOT = Path(__file__).resolve().parent.parent
 DB_NAME = "inferledger_dash_bench"
 BENCH_URL = seeding.database_url(DB_NAME)
 TARGET_MEDIAN_MS = 300
