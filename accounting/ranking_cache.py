@@ -11,6 +11,7 @@ ACCOUNTING_RANKING_CACHE_SECONDS (default 30; 0 turns the cache off). Requests w
 
 import hashlib
 import json
+import random
 
 from django.conf import settings
 from django.core.cache import cache
@@ -59,5 +60,7 @@ def cached(params: dict, build):
     if hit is not None:
         return hit
     value = build()
-    cache.set(key, value, seconds)
+    # Entries built together (after a deploy, or a data change) would all expire together and be rebuilt
+    # at once while requests queue behind them; a spread lifetime (half to all of the limit) staggers that.
+    cache.set(key, value, seconds * random.uniform(0.5, 1.0))
     return value
