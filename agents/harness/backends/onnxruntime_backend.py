@@ -18,6 +18,11 @@ def _onnxruntime():
     return onnxruntime
 
 
+def batch_axes(input_names: list[str]) -> dict:
+    """Dynamic batch dimension on every input and on the output."""
+    return {name: {0: "batch"} for name in input_names} | {"output": {0: "batch"}}
+
+
 def export_onnx(model: nn.Module, example: tuple, path: str, names: list[str], axes: dict) -> None:
     """TorchScript-based export (``dynamo=False``): chosen deliberately because it needs only the
     ``onnx`` package, not ``onnxscript``; its deprecation and tracer warnings are expected here."""
@@ -66,16 +71,7 @@ class OnnxRuntimeBackend(Backend):
         self._tmp = tempfile.TemporaryDirectory(prefix="inferledger-onnx-")
         path = os.path.join(self._tmp.name, "model.onnx")
         names = [f"input_{i}" for i in range(len(example))]
-        axes = {n: {0: "batch"} for n in names} | {"output": {0: "batch"}}
-        torch.onnx.export(
-            model.cpu(),
-            tuple(t.cpu() for t in example),
-            path,
-            input_names=names,
-            output_names=["output"],
-            dynamic_axes=axes,
-            dynamo=False,
-        )
+        export_onnx(model, example, path, names, batch_axes(names))
         if self.precision == "int8":
             from onnxruntime.quantization import QuantType, quantize_dynamic
 

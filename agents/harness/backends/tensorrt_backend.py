@@ -10,6 +10,7 @@ import torch
 from torch import nn
 
 from .base import Backend
+from .onnxruntime_backend import batch_axes, export_onnx
 
 MAX_BATCH = 64
 WORKSPACE_BYTES = 4 << 30
@@ -47,16 +48,7 @@ class TensorRTBackend(Backend):
         with tempfile.TemporaryDirectory(prefix="inferledger-trt-") as tmp:
             path = os.path.join(tmp, "model.onnx")
             names = [f"input_{i}" for i in range(len(example))]
-            axes = {n: {0: "batch"} for n in names} | {"output": {0: "batch"}}
-            torch.onnx.export(
-                model.cpu(),
-                tuple(t.cpu() for t in example),
-                path,
-                input_names=names,
-                output_names=["output"],
-                dynamic_axes=axes,
-                dynamo=False,
-            )
+            export_onnx(model, example, path, names, batch_axes(names))
             logger = trt.Logger(trt.Logger.WARNING)
             builder = trt.Builder(logger)
             network = builder.create_network(0)
