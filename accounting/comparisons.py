@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from agents.models import BenchmarkRun
+from hardware_catalog.selectors import cheapest_prices_in_force, onprem_assumptions_in_force
 
 from . import costing, policy
-from .pricing import assumptions_in_force, cheapest_prices_in_force, offer_at_point
+from .pricing import offer_at_point
 
 NOISE_FLOOR = 0.10
 MEMORY_DROP = 0.10
@@ -47,7 +48,7 @@ class ComparisonError(ValueError):
 
 def _side(runs: list[BenchmarkRun], *, side: str, price_kind: str, sla_p99_ms, at) -> SideCost:
     prices = cheapest_prices_in_force([run.accelerator for run in runs], kind=price_kind, at=at)
-    assumptions = assumptions_in_force(at) if price_kind == "purchase" else None
+    assumptions = onprem_assumptions_in_force(at=at) if price_kind == "purchase" else None
     best = None
     for run in runs:
         price = prices.get(run.accelerator_id)

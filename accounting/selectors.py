@@ -15,10 +15,11 @@ from django.utils import timezone
 
 from agents.models import BenchmarkRun, OperatingPoint
 from hardware_catalog.models import Accelerator, OnPremAssumptions, Price, PriceKind
+from hardware_catalog.selectors import cheapest_prices_in_force, onprem_assumptions_in_force
 
 from . import costing, policy
 from .models import CostSnapshot
-from .pricing import assumptions_in_force, cheapest_prices_in_force, energy_j, offer_at_point
+from .pricing import energy_j, offer_at_point
 
 _HEAVY_POINT_FIELDS = ("details", "loadgen_summary_log", "loadgen_detail_log", "loadgen_reasons")
 _HEAVY_RUN_FIELDS = ("payload", "environment", "settings", "telemetry", "accuracy")
@@ -115,7 +116,7 @@ def ranking(
     chosen = list(chosen_points(runs, model_class=model_class, sla_p99_ms=sla))
     accelerators = [point.run.accelerator for point in chosen]
     prices = cheapest_prices_in_force(accelerators, kind=price_kind, at=at, region=region, provider=provider)
-    assumptions = assumptions_in_force(at) if price_kind == PriceKind.PURCHASE and prices else None
+    assumptions = onprem_assumptions_in_force(at=at) if price_kind == PriceKind.PURCHASE and prices else None
 
     rows, infeasible = [], []
     for point in chosen:

@@ -15,10 +15,11 @@ from django.db.models import Q
 
 from agents.models import BenchmarkRun
 from hardware_catalog.models import Accelerator, OnPremAssumptions, Price, PriceKind
+from hardware_catalog.selectors import onprem_assumptions_in_force
 
 from . import costing, policy
 from .models import CostSnapshot
-from .pricing import assumptions_in_force, offer_at_point
+from .pricing import offer_at_point
 
 
 def _digest(*parts) -> str:
@@ -110,7 +111,7 @@ def snapshots_for_run(run: BenchmarkRun) -> list[CostSnapshot]:
     if not _is_eligible(run):
         return []
     prices = _prices_for(run.accelerator, run.finished_at)
-    assumptions = assumptions_in_force(run.finished_at) if any(p.is_purchase for p in prices) else None
+    assumptions = onprem_assumptions_in_force(at=run.finished_at) if any(p.is_purchase for p in prices) else None
     return _store(_snapshots(run, prices, assumptions))
 
 
@@ -129,7 +130,7 @@ def _latest_runs(accelerators, at: datetime) -> list[BenchmarkRun]:
 def snapshots_for_price(price: Price) -> list[CostSnapshot]:
     """The new price applied to the latest runs on the hardware it prices, as of its effective_from."""
     accelerators = list(Accelerator.objects.filter(Q(pk=price.accelerator_id) | Q(priced_as=price.accelerator_id)))
-    assumptions = assumptions_in_force(price.effective_from) if price.is_purchase else None
+    assumptions = onprem_assumptions_in_force(at=price.effective_from) if price.is_purchase else None
     built = []
     for run in _latest_runs(accelerators, price.effective_from):
         built += _snapshots(run, [price], assumptions)
