@@ -44,7 +44,7 @@ def hourly_offer(
             accelerators_per_instance=price.accelerators_per_instance,
         )
         return HourlyOffer(accelerator, price_kind, price, None, hourly)
-    assumptions = assumptions or onprem_assumptions_in_force()
+    assumptions = assumptions or onprem_assumptions_in_force(at=at)
     hourly = costing.onprem_hourly_cost(
         accelerator_price_usd=price.usd_per_accelerator,
         host_capex_share_usd=assumptions.host_capex_share_usd,

@@ -47,3 +47,22 @@ def test_it_names_the_bad_field(api, make_accelerator, make_price, change, field
     response = api.post("/api/v1/cost-estimate/", body, format="json")
     assert response.status_code == 400
     assert field in response.data
+
+
+def test_it_uses_the_assumption_set_in_force_at_as_of(api, make_accelerator, make_price):
+    from datetime import UTC, datetime
+
+    from hardware_catalog.models import OnPremAssumptions
+
+    gpu = make_accelerator(tdp_w=700)
+    common = {"amortization_years": "4", "usd_per_kwh": "0.12", "opex_fraction_per_year": "0.10",
+              "host_capex_share_usd": "5000"}  # fmt: skip
+    OnPremAssumptions.objects.create(version=1, pue="1.4", created_at=datetime(2025, 1, 1, tzinfo=UTC), **common)
+    OnPremAssumptions.objects.create(version=2, pue="2.0", created_at=datetime(2026, 1, 1, tzinfo=UTC), **common)
+    make_price(gpu, "25000", kind="purchase")
+    body = {"accelerator": gpu.pk, "price_kind": "purchase", "throughput_per_s": "500"}
+    then = api.post("/api/v1/cost-estimate/", {**body, "as_of": "2025-06-01T00:00:00Z"}, format="json").data
+    now = api.post("/api/v1/cost-estimate/", body, format="json").data
+    assert (then["assumptions"]["version"], now["assumptions"]["version"]) == (1, 2)
+    # power per hour: 700 W / 1000 * PUE * 0.12 USD/kWh = 0.117600 at PUE 1.4, 0.168000 at PUE 2.0
+    assert (then["hourly"]["power_usd_per_hour"], now["hourly"]["power_usd_per_hour"]) == ("0.117600", "0.168000")
