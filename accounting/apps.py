@@ -9,12 +9,12 @@ class AccountingConfig(AppConfig):
     def ready(self):
         from agents.models import BenchmarkRun
         from agents.signals import run_ingested
-        from hardware_catalog.models import OnPremAssumptions, Price
+        from hardware_catalog.models import Accelerator, OnPremAssumptions, Price
 
         from . import handlers
         from .ranking_cache import forget_data_version
 
-        for model in (BenchmarkRun, Price, OnPremAssumptions):
+        for model in (BenchmarkRun, Price, OnPremAssumptions, Accelerator):
             for signal in (post_save, post_delete):
                 signal.connect(forget_data_version, sender=model, dispatch_uid=f"accounting.version.{model.__name__}")
 

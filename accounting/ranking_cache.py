@@ -1,66 +1,102 @@
-"""A short-lived cache of serialized rankings, keyed by the query and a version of the data.
+"""A cache of serialized rankings, valid for as long as the data they were built from.
 
-The version (run count and newest ingestion, newest price row, newest assumption set) changes whenever
-a run, price or assumption set is added, so a cached ranking is never older than the data it was built
-from. Reading the version costs three aggregate queries, most of a cached request's time, so the version
-itself is kept for DATA_VERSION_SECONDS and dropped at once when this process saves or deletes a run,
-price or assumption set; a write made by another process (or a bulk insert, which sends no signal)
-shows within those seconds. A price row whose effective_from passes while cached takes effect within
-ACCOUNTING_RANKING_CACHE_SECONDS (default 30; 0 turns the cache off). Requests with `as_of` are cached too.
+A ranking is a function of its query and of the data: runs, prices in force, assumption sets in force and
+the catalog. The *data version* names that data: run count and newest ingestion, price rows (and how many
+are in force now, so a price whose effective_from passes changes it), assumption sets (likewise), and a
+generation counter in the cache that any save or delete of a run, price, assumption set or accelerator
+bumps. A cached ranking is served only under the version it was built from, so new data shows at once
+in the process that wrote it, and within DATA_VERSION_SECONDS in any other (the database part of the
+version is re-read that often; with a shared cache such as Redis the generation counter is seen at once).
+
+When the version moves, the first request for a query takes a short lock and rebuilds it; requests for
+the same query that arrive meanwhile get the previous ranking instead of queuing behind the rebuild
+(stale-while-revalidate, bounded by the time of one rebuild). ACCOUNTING_RANKING_CACHE_SECONDS (default
+300; 0 turns the cache off) is a backstop for changes no version sees (raw SQL, bulk updates): an entry
+older than that is rebuilt the same way.
 """
 
 import hashlib
 import json
-import random
+import time
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Q
+from django.utils import timezone
 
 from agents.models import BenchmarkRun
 from hardware_catalog.models import OnPremAssumptions, Price
 
+DATA_VERSION_KEY = "accounting:data-version"
+GENERATION_KEY = "accounting:data-generation"
+DATA_VERSION_SECONDS = 2
+# Longer than any rebuild; if the rebuilding process dies, the lock lapses and another request rebuilds.
+REBUILD_LOCK_SECONDS = 60
+
 
 def cache_seconds() -> int:
-    return int(getattr(settings, "ACCOUNTING_RANKING_CACHE_SECONDS", 30))
+    return int(getattr(settings, "ACCOUNTING_RANKING_CACHE_SECONDS", 300))
 
 
-DATA_VERSION_KEY = "accounting:data-version"
-DATA_VERSION_SECONDS = 2
-
-
-def data_version() -> str:
-    version = cache.get(DATA_VERSION_KEY)
+def data_version(*also: str) -> tuple[str, dict]:
+    """(the current data version, the cache's values for the keys `also`): one round trip to the cache."""
+    found = cache.get_many([DATA_VERSION_KEY, GENERATION_KEY, *also])
+    version = found.get(DATA_VERSION_KEY)
     if version is None:
-        version = _read_data_version()
+        version = read_data_version(timezone.now())
         cache.set(DATA_VERSION_KEY, version, DATA_VERSION_SECONDS)
-    return version
+    return f"{version}:{found.get(GENERATION_KEY, 0)}", found
 
 
 def forget_data_version(**kwargs) -> None:
-    """Signal receiver: the data changed, so the next ranking reads the version afresh."""
+    """Signal receiver: the data changed, so every cached ranking is out of date."""
     cache.delete(DATA_VERSION_KEY)
+    try:
+        cache.incr(GENERATION_KEY)
+    except ValueError:  # no counter yet (or it was evicted): any new value differs from the one read
+        cache.set(GENERATION_KEY, time.time_ns(), None)
 
 
-def _read_data_version() -> str:
+def read_data_version(now) -> str:
     runs = BenchmarkRun.objects.aggregate(count=Count("id"), newest=Max("ingested_at"))
-    prices = Price.objects.aggregate(newest=Max("id"), count=Count("id"))
-    assumptions = OnPremAssumptions.objects.aggregate(newest=Max("id"))
-    return f"{runs['count']}:{runs['newest']}:{prices['newest']}:{prices['count']}:{assumptions['newest']}"
+    prices = Price.objects.aggregate(
+        newest=Max("id"), count=Count("id"), in_force=Count("id", filter=Q(effective_from__lte=now))
+    )
+    assumptions = OnPremAssumptions.objects.aggregate(
+        newest=Max("id"), in_force=Count("id", filter=Q(created_at__lte=now))
+    )
+    return (
+        f"{runs['count']}:{runs['newest']}:{prices['newest']}:{prices['count']}:{prices['in_force']}:"
+        f"{assumptions['newest']}:{assumptions['in_force']}"
+    )
+
+
+def cache_keys(params: dict) -> tuple[str, str]:
+    """(the key of the ranking for these params, the key of the lock held while one request rebuilds it)."""
+    digest = hashlib.sha256(json.dumps({k: str(v) for k, v in sorted(params.items())}).encode()).hexdigest()
+    return f"accounting:ranking:{digest}", f"accounting:ranking-rebuild:{digest}"
 
 
 def cached(params: dict, build):
-    """build() when the cache is off or cold; the stored result for the same params and data otherwise."""
+    """The stored ranking for these params when it was built from the current data; otherwise build() it.
+
+    While another request is rebuilding the same params, the previous ranking is returned instead.
+    """
     seconds = cache_seconds()
     if seconds <= 0:
         return build()
-    text = json.dumps({k: str(v) for k, v in sorted(params.items())}) + data_version()
-    key = "accounting:ranking:" + hashlib.sha256(text.encode()).hexdigest()
-    hit = cache.get(key)
-    if hit is not None:
-        return hit
-    value = build()
-    # Entries built together (after a deploy, or a data change) would all expire together and be rebuilt
-    # at once while requests queue behind them; a spread lifetime (half to all of the limit) staggers that.
-    cache.set(key, value, seconds * random.uniform(0.5, 1.0))
-    return value
+    key, lock_key = cache_keys(params)
+    version, found = data_version(key)
+    entry = found.get(key)
+    if entry is not None and entry["version"] == version and time.time() - entry["built_at"] < seconds:
+        return entry["value"]
+    if entry is not None and not cache.add(lock_key, 1, REBUILD_LOCK_SECONDS):
+        return entry["value"]  # another request is rebuilding it
+    try:
+        value = build()
+        # Kept past its freshness so that a stale copy exists to serve while one request rebuilds it.
+        cache.set(key, {"version": version, "built_at": time.time(), "value": value}, seconds * 2)
+        return value
+    finally:
+        if entry is not None:
+            cache.delete(lock_key)

@@ -257,7 +257,8 @@ LOGGING = {
 }
 
 # Accounting: regression alarms fire when a new cost snapshot is more than THRESHOLD above the
-# trailing median of the previous WINDOW snapshots of its series; rankings are cached this many seconds.
+# trailing median of the previous WINDOW snapshots of its series. A cached ranking is served while the data
+# it was built from is unchanged, and rebuilt at the latest after RANKING_CACHE_SECONDS (0: no cache).
 ACCOUNTING_ALARM_WINDOW = env.int("ACCOUNTING_ALARM_WINDOW", default=5)
 ACCOUNTING_ALARM_THRESHOLD = env.str("ACCOUNTING_ALARM_THRESHOLD", default="0.10")
-ACCOUNTING_RANKING_CACHE_SECONDS = env.int("ACCOUNTING_RANKING_CACHE_SECONDS", default=30)
+ACCOUNTING_RANKING_CACHE_SECONDS = env.int("ACCOUNTING_RANKING_CACHE_SECONDS", default=300)

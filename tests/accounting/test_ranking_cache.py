@@ -1,0 +1,87 @@
+"""The rankings cache: served only while its data is unchanged, rebuilt once while others get the old one."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.core.cache import cache
+from django.utils import timezone
+
+from accounting import ranking_cache
+
+pytestmark = pytest.mark.django_db
+
+RANKINGS = "/api/v1/rankings/?model_class=cv-classification&price_kind=cloud_on_demand&sla_p99_ms=10"
+
+
+@pytest.fixture
+def alpha(make_accelerator, make_price, make_run):
+    gpu = make_accelerator("Alpha")
+    make_price(gpu, "2.00")
+    make_run(gpu, [{"throughput_per_s": 400, "latency_p99_ms": 9.0}])
+    return gpu
+
+
+def _cost(response) -> str:
+    assert response.status_code == 200, response.data
+    return response.data["rows"][0]["cost_per_million_usd"]
+
+
+def test_a_new_run_shows_in_the_next_ranking(api, alpha, make_run):
+    assert _cost(api.get(RANKINGS)) == "1.3889"  # 2.00 / (400 * 3600) * 1e6
+    make_run(alpha, [{"throughput_per_s": 800, "latency_p99_ms": 9.0}], started_at=datetime(2025, 4, 1, tzinfo=UTC))
+    assert _cost(api.get(RANKINGS)) == "0.6944"  # 2.00 / (800 * 3600) * 1e6
+
+
+def test_an_edited_accelerator_shows_in_the_next_ranking(api, alpha, make_run):
+    api.get(RANKINGS)
+    alpha.model = "Alpha Renamed"
+    alpha.save()
+    assert api.get(RANKINGS).data["rows"][0]["accelerator"]["name"] == "NVIDIA Alpha Renamed"
+
+
+def test_the_version_moves_when_a_future_price_comes_into_force(alpha, make_price):
+    in_a_day = timezone.now() + timedelta(days=1)
+    make_price(alpha, "1.00", effective_from=in_a_day)
+    before = ranking_cache.read_data_version(in_a_day - timedelta(seconds=1))
+    after = ranking_cache.read_data_version(in_a_day)
+    assert before != after
+
+
+def test_a_cached_ranking_is_not_rebuilt_while_the_data_is_unchanged():
+    builds = []
+    build = lambda: builds.append(1) or len(builds)  # noqa: E731
+    assert ranking_cache.cached({"q": 1}, build) == 1
+    assert ranking_cache.cached({"q": 1}, build) == 1
+    assert ranking_cache.cached({"q": 2}, build) == 2
+    assert len(builds) == 2
+
+
+def test_while_one_request_rebuilds_the_others_get_the_previous_ranking(alpha, make_run):
+    assert ranking_cache.cached({"q": 1}, lambda: "old") == "old"
+    make_run(alpha, [{"throughput_per_s": 800, "latency_p99_ms": 9.0}], started_at=datetime(2025, 4, 1, tzinfo=UTC))
+    # Another worker holds the rebuild lock for this query: this request does not wait for it.
+    _, lock_key = ranking_cache.cache_keys({"q": 1})
+    cache.add(lock_key, 1, 60)
+    assert ranking_cache.cached({"q": 1}, lambda: pytest.fail("must not rebuild while another does")) == "old"
+    cache.delete(lock_key)
+    assert ranking_cache.cached({"q": 1}, lambda: "new") == "new"
+    assert ranking_cache.cached({"q": 1}, lambda: pytest.fail("fresh entry must be served")) == "new"
+
+
+def test_an_entry_older_than_the_backstop_is_rebuilt(settings, monkeypatch):
+    settings.ACCOUNTING_RANKING_CACHE_SECONDS = 300
+    clock = [1_000_000.0]
+    monkeypatch.setattr(ranking_cache.time, "time", lambda: clock[0])
+    assert ranking_cache.cached({"q": 1}, lambda: "first") == "first"
+    clock[0] += 299
+    assert ranking_cache.cached({"q": 1}, lambda: "second") == "first"
+    clock[0] += 2
+    assert ranking_cache.cached({"q": 1}, lambda: "second") == "second"
+
+
+def test_zero_seconds_turns_the_cache_off(settings):
+    settings.ACCOUNTING_RANKING_CACHE_SECONDS = 0
+    builds = []
+    for _ in range(3):
+        ranking_cache.cached({"q": 1}, lambda: builds.append(1))
+    assert len(builds) == 3
