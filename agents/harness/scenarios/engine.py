@@ -6,6 +6,7 @@ the backend runs on CUDA; on CPU they are absent and compute is the whole forwar
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,6 +33,11 @@ class Engine:
         self.device = backend.device
         self.samples = [workload.example_inputs(1, seed=seed + i) for i in range(sample_count)]
         self.is_generative = workload.output_tokens() > 0
+        # The intra-op thread count in force when the engine is built (the run's setting) must hold in every
+        # thread that executes batches: OpenMP keeps the count per thread, so MKL called from a fresh thread
+        # (LoadGen's, the batcher's, the offline worker's) would use every core and contend with LoadGen.
+        self.intra_op_threads = torch.get_num_threads()
+        self._thread_configured = threading.local()
 
     def form_batch(self, indices: list[int]) -> tuple[torch.Tensor, ...]:
         if len(indices) == 1:
@@ -41,6 +47,9 @@ class Engine:
 
     def execute(self, batch: tuple[torch.Tensor, ...], on_first_token: Callable | None = None) -> ExecTiming:
         """Run one batch; the output is on the host when this returns."""
+        if not getattr(self._thread_configured, "done", False):
+            torch.set_num_threads(self.intra_op_threads)
+            self._thread_configured.done = True
         clock = time.perf_counter_ns
         h2d_ns = d2h_ns = None
         if self.device == "cuda":
