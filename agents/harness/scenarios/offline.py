@@ -50,13 +50,13 @@ def _offline_test(
     clock = time.perf_counter_ns
 
     def worker() -> None:
-        while (query_samples := work.get()) is not None:
-            for start in range(0, len(query_samples), batch_size):
-                chunk = query_samples[start : start + batch_size]
-                ids = [q.id for q in chunk]
+        while (query := work.get()) is not None:
+            all_ids, all_indices = query
+            for start in range(0, len(all_ids), batch_size):
+                ids, indices = all_ids[start : start + batch_size], all_indices[start : start + batch_size]
                 first = (lambda _tok, ids=ids: responder.first_tokens(ids)) if engine.is_generative else None
                 t0 = clock()
-                batch = engine.form_batch([q.index for q in chunk])
+                batch = engine.form_batch(indices)
                 t1 = clock()
                 timing = engine.execute(batch, first)
                 responder.complete(ids)
@@ -65,8 +65,8 @@ def _offline_test(
                 if timing.h2d_ns is not None:
                     record.h2d_ns.append(timing.h2d_ns)
                     record.d2h_ns.append(timing.d2h_ns)
-                record.batch_sizes[len(chunk)] += 1
-                record.samples += len(chunk)
+                record.batch_sizes[len(ids)] += 1
+                record.samples += len(ids)
 
     thread = threading.Thread(target=worker, name="offline-sut", daemon=True)
     thread.start()
@@ -76,7 +76,7 @@ def _offline_test(
     lg_settings.offline_expected_qps = expected_qps
     try:
         parsed, summary, detail, energy = run_test(
-            lg_settings, work.put, lambda: None, sample_count, log_dir, telemetry
+            lg_settings, lambda ids, indices: work.put((ids, indices)), lambda: None, sample_count, log_dir, telemetry
         )
     finally:
         work.put(None)

@@ -19,12 +19,12 @@ def run_single_stream(engine: Engine, settings: RunSettings, log_dir: Path, tele
     record = SutRecord()
     clock = time.perf_counter_ns
 
-    def issue(query_samples) -> None:
-        for query in query_samples:
-            first = (lambda _tok, qid=query.id: responder.first_tokens([qid])) if engine.is_generative else None
+    def issue(ids: list[int], indices: list[int]) -> None:
+        for query_id, index in zip(ids, indices, strict=True):
+            first = (lambda _tok, qid=query_id: responder.first_tokens([qid])) if engine.is_generative else None
             t0 = clock()
-            timing = engine.execute(engine.samples[query.index], first)
-            responder.complete([query.id])
+            timing = engine.execute(engine.samples[index], first)
+            responder.complete([query_id])
             record.end_to_end_ns.append(clock() - t0)
             record.compute_ns.append(timing.compute_ns)
             if timing.h2d_ns is not None:
