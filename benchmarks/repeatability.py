@@ -7,8 +7,10 @@ What is compared is the figure each scenario exists to measure:
   - offline: throughput. Offline's p50 is also printed, but it is not a property of the hardware: LoadGen
     sends one query of N samples, so the p50 is roughly half of that query's length, which LoadGen sizes
     from the calibrated rate and the minimum duration.
-Target: every compared ratio within 10% of 1.0. Prints the table and each run's wall time; exits
-non-zero when a point misses.
+Each point is what the quick preset reports: the best of its rounds (settings.rounds), with the
+rounds a suite's length apart. Target: every compared ratio within 10% of 1.0. Prints the table, each
+run's wall time, and a baseline measured in the same session: a plain loop of each tiny workload
+before each run, which shows how much the machine itself moved. Exits non-zero when a point misses.
 
     .venv/bin/python benchmarks/repeatability.py
 """
@@ -47,6 +49,29 @@ def _measure(payload: dict, point: dict) -> tuple[str, float, float]:
     return f"{name} single-stream {where} (p50 ms)", point["latency_ms"]["p50"], 0.0
 
 
+def machine_baseline() -> dict[str, float]:
+    """Samples/s of each tiny workload (eager fp32, batch 8) in a plain loop, no LoadGen, best of three
+    1-s windows: how much the machine itself moves between the two runs."""
+    import torch
+
+    from agents.harness.backends import get_backend_class
+    from agents.harness.scenarios import Engine
+    from agents.harness.workloads import WORKLOADS, get_workload
+
+    previous, rates = torch.get_num_threads(), {}
+    torch.set_num_threads(plan_suite("quick")[0].settings.resolved_threads())
+    try:
+        for model_class in WORKLOADS:
+            workload = get_workload(model_class, "tiny")
+            backend = get_backend_class("eager")("fp32", "cpu")
+            backend.load(workload.build("cpu"), workload.example_inputs(2))
+            engine = Engine(workload, backend, 16)
+            rates[workload.name] = max(engine.throughput_per_s(8, 1.0, 3, 1) for _ in range(3))
+    finally:
+        torch.set_num_threads(previous)
+    return rates
+
+
 def run_once(items, out_dir: Path) -> tuple[dict, dict, float]:
     started, figures, server_rates = time.perf_counter(), {}, {}
     for result in run_suite(items, out_dir):
@@ -64,6 +89,7 @@ def run_once(items, out_dir: Path) -> tuple[dict, dict, float]:
 def main() -> int:
     items = plan_suite("quick")
     with tempfile.TemporaryDirectory() as tmp:
+        baseline_1 = machine_baseline()
         first, rates, wall_1 = run_once(items, Path(tmp) / "run1")
         same_load = [
             replace(item, settings=item.settings.with_(server_rates_qps=tuple(rates[_item_key(item)])))
@@ -71,8 +97,12 @@ def main() -> int:
             else item
             for item in items
         ]
+        baseline_2 = machine_baseline()
         second, _, wall_2 = run_once(same_load, Path(tmp) / "run2")
     print(f"quick suite wall time: run 1 {wall_1:.1f} s, run 2 {wall_2:.1f} s")
+    print("machine baseline, measured before each run (plain loop, batch 8, samples/s, best of 3 x 1 s):")
+    for name, rate_1 in baseline_1.items():
+        print(f"  {name:24s} {rate_1:11.1f} {baseline_2[name]:11.1f} {baseline_2[name] / rate_1:7.3f}")
     print(f"{'point':66s} {'run 1':>11s} {'run 2':>11s} {'ratio':>7s}   offline p50 ratio (info)")
     misses = []
     for key, (label, value_1, p50_1) in first.items():

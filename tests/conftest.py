@@ -94,7 +94,7 @@ def measured_payload(tmp_path_factory):
     from agents.harness.scenarios.settings import preset
     from agents.harness.suite import SuiteItem, run_item
 
-    settings = preset("quick").with_(min_duration_ms=200, min_query_count=32, warmup_queries=4)
+    settings = preset("quick").with_(min_duration_ms=200, min_query_count=32, warmup_queries=4, rounds=1)
     item = SuiteItem("tabular", "tiny", "single-stream", "eager", "fp32", "cpu", settings)
     return run_item(item, tmp_path_factory.mktemp("harness"))
 

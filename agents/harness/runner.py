@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+import time
 import uuid
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,13 +15,22 @@ import torch
 
 from . import SCHEMA_ID
 from .accuracy import check_accuracy
-from .backends import check_support, get_backend_class
+from .backends import Backend, check_support, get_backend_class
 from .backends.eager import EagerBackend
 from .report import point_payload
 from .result import dumps_result
-from .scenarios import Engine, RunSettings, capacity_qps, run_offline, run_server, run_single_stream
+from .scenarios import (
+    Engine,
+    PointResult,
+    RunSettings,
+    capacity_qps,
+    offline_expected_qps,
+    run_offline,
+    run_server,
+    run_single_stream,
+)
 from .telemetry import TelemetrySession, capture_environment, device_info
-from .workloads import get_workload
+from .workloads import Workload, get_workload
 
 ProgressFn = Callable[[dict], None]
 
@@ -70,92 +81,235 @@ def skip_reason(item: SuiteItem) -> str | None:
     return None if ok else reason
 
 
-def run_item(
-    item: SuiteItem, out_dir: str | Path, progress: ProgressFn | None = None, index: int = 0, total: int = 1
-) -> dict | Skip:
-    """Measure one item; returns its validated payload (also written to ``out_dir/<slug>.json``) or a Skip."""
+@contextmanager
+def _intra_op_threads(settings: RunSettings):
+    previous = torch.get_num_threads()
+    torch.set_num_threads(settings.resolved_threads())
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
+
+
+@dataclass
+class PreparedItem:
+    """An item whose backend is loaded and checked, ready to measure its points round after round."""
+
+    item: SuiteItem
+    out_dir: Path
+    workload: Workload
+    backend: Backend
+    engine: Engine
+    telemetry: TelemetrySession
+    started_at: str
+    parameters: int
+    weight_bytes: int
+    flops_per_inference: int
+    accuracy: dict | None
+    labels: list[str]
+    log_root: Path
+    capacity_qps: float | None = None
+    server_rates_qps: dict[int, float] = field(default_factory=dict)
+    offline_expected_qps: dict[int, float] = field(default_factory=dict)
+    measured: dict[int, list[PointResult]] = field(default_factory=dict)
+
+
+def prepare_item(item: SuiteItem, out_dir: str | Path) -> PreparedItem | Skip:
+    """Build and load the model, run the accuracy guard; a Skip when the combination is unsupported."""
     reason = skip_reason(item)
     workload = get_workload(item.model_class, item.size)
     if reason is not None:
         return Skip(workload.name, item.scenario, item.backend, item.precision, reason)
-    previous_threads = torch.get_num_threads()
-    torch.set_num_threads(item.settings.resolved_threads())
-    try:
-        return _measure(item, workload, Path(out_dir), progress, index, total)
-    finally:
-        torch.set_num_threads(previous_threads)
-
-
-def _measure(item: SuiteItem, workload, out_dir: Path, progress: ProgressFn | None, index: int, total: int) -> dict:
     settings, started_at = item.settings, _now()
-    reference_model = workload.build("cpu")
-    params, weight_bytes = workload.parameter_count(reference_model), workload.weight_bytes(reference_model)
-    flops = workload.flops_per_inference(reference_model, "cpu")
-    backend = get_backend_class(item.backend)(item.precision, item.device)
-    backend.load(workload.build("cpu"), workload.example_inputs(2))
-    accuracy = None
-    if (item.backend, item.precision) != ("eager", "fp32"):
-        reference = EagerBackend("fp32", item.device)
-        reference.load(reference_model, workload.example_inputs(2))
-        accuracy = check_accuracy(workload, reference, backend, item.precision, settings.accuracy_batch_size).to_dict()
-    engine = Engine(workload, backend, settings.performance_sample_count, settings.seed)
-    telemetry = TelemetrySession(item.device)
-    labels, points = _point_labels(item), []
-    log_root = out_dir / "loadgen" / item.slug
-    for n, label in enumerate(labels):
-        if progress:
-            progress(
-                {
-                    "item": index,
-                    "items": total,
-                    "workload": workload.name,
-                    "scenario": item.scenario,
-                    "backend": item.backend,
-                    "precision": item.precision,
-                    "point": label,
-                    "fraction": (index + n / len(labels)) / total,
-                }
-            )
-        log_dir = log_root / re.sub(r"[^a-z0-9.]+", "-", label)
-        if item.scenario == "single-stream":
-            point = run_single_stream(engine, settings, log_dir, telemetry)
-        elif item.scenario == "offline":
-            point = run_offline(engine, settings, settings.offline_batch_sizes[n], log_dir, telemetry)
-        else:
-            if settings.server_rates_qps:
-                rate_qps = settings.server_rates_qps[n]
+    with _intra_op_threads(settings):
+        reference_model = workload.build("cpu")
+        backend = get_backend_class(item.backend)(item.precision, item.device)
+        backend.load(workload.build("cpu"), workload.example_inputs(2))
+        accuracy = None
+        if (item.backend, item.precision) != ("eager", "fp32"):
+            reference = EagerBackend("fp32", item.device)
+            reference.load(reference_model, workload.example_inputs(2))
+            accuracy = check_accuracy(
+                workload, reference, backend, item.precision, settings.accuracy_batch_size
+            ).to_dict()
+        return PreparedItem(
+            item=item,
+            out_dir=Path(out_dir),
+            workload=workload,
+            backend=backend,
+            engine=Engine(workload, backend, settings.performance_sample_count, settings.seed),
+            telemetry=TelemetrySession(item.device),
+            started_at=started_at,
+            parameters=workload.parameter_count(reference_model),
+            weight_bytes=workload.weight_bytes(reference_model),
+            flops_per_inference=workload.flops_per_inference(reference_model, "cpu"),
+            accuracy=accuracy,
+            labels=_point_labels(item),
+            log_root=Path(out_dir) / "loadgen" / item.slug,
+        )
+
+
+def measure_round(
+    prepared: PreparedItem,
+    round_index: int,
+    progress: ProgressFn | None = None,
+    points: list[int] | None = None,
+    **where,
+) -> None:
+    """Measure the item's points (all, or the indices ``points``) once more, as round ``round_index``.
+
+    Calibrations (the Offline query size, the Server capacity and so the offered rate) are made in the
+    first round and reused, so that every round measures the same thing.
+    """
+    item, settings, engine, telemetry = prepared.item, prepared.item.settings, prepared.engine, prepared.telemetry
+    rounds = settings.rounds
+    with _intra_op_threads(settings):
+        for n, label in enumerate(prepared.labels):
+            if points is not None and n not in points:
+                continue
+            if progress:
+                if rounds == 1 and round_index == 0:
+                    shown = label
+                elif round_index < rounds:
+                    shown = f"{label} (round {round_index + 1}/{rounds})"
+                else:
+                    shown = f"{label} (extra round {round_index + 1 - rounds}: earlier rounds disagree)"
+                progress(where | {"workload": prepared.workload.name, "scenario": item.scenario,
+                                  "backend": item.backend, "precision": item.precision, "point": shown,
+                                  "round": round_index + 1, "rounds": rounds,
+                                  "point_index": n, "points": len(prepared.labels)})  # fmt: skip
+            log_dir = prepared.log_root / re.sub(r"[^a-z0-9.]+", "-", label)
+            if rounds > 1 or round_index > 0:
+                log_dir = log_dir / f"round-{round_index + 1}"
+            if item.scenario == "single-stream":
+                point = run_single_stream(engine, settings, log_dir, telemetry)
+            elif item.scenario == "offline":
+                batch_size = settings.offline_batch_sizes[n]
+                if n not in prepared.offline_expected_qps:
+                    prepared.offline_expected_qps[n] = offline_expected_qps(
+                        engine, settings, batch_size, log_dir, telemetry
+                    )
+                point = run_offline(engine, settings, batch_size, log_dir, telemetry, prepared.offline_expected_qps[n])
             else:
-                if n == 0:
-                    capacity = capacity_qps(engine, settings, log_root, telemetry)
-                rate_qps = settings.server_load_fractions[n] * capacity
-            point = run_server(engine, settings, rate_qps, log_dir, telemetry)
-        points.append(point_payload(point))
-    backend.close()
+                if n not in prepared.server_rates_qps:
+                    if settings.server_rates_qps:
+                        prepared.server_rates_qps[n] = settings.server_rates_qps[n]
+                    else:
+                        if prepared.capacity_qps is None:
+                            prepared.capacity_qps = capacity_qps(engine, settings, prepared.log_root, telemetry)
+                        prepared.server_rates_qps[n] = settings.server_load_fractions[n] * prepared.capacity_qps
+                point = run_server(engine, settings, prepared.server_rates_qps[n], log_dir, telemetry)
+            prepared.measured.setdefault(n, []).append(point)
+
+
+def _figure(item: SuiteItem, point: PointResult) -> float:
+    if item.scenario == "offline":
+        return point_payload(point)["throughput_per_s"]
+    return point.parsed["latency_ns"]["p50"] / 1e6
+
+
+def unsettled_points(prepared: PreparedItem) -> list[int]:
+    """Points whose rounds so far disagree by more than ``settings.rounds_agreement`` (best against
+    worst) and that may still have an extra round (``settings.extra_rounds``)."""
+    settings, unsettled = prepared.item.settings, []
+    for n, runs in prepared.measured.items():
+        if len(runs) >= settings.rounds + settings.extra_rounds:
+            continue
+        values = [_figure(prepared.item, run) for run in runs]
+        if min(values) <= 0 or max(values) / min(values) - 1 > settings.rounds_agreement:
+            unsettled.append(n)
+    return unsettled
+
+
+def _best_round(item: SuiteItem, runs: list[PointResult]) -> tuple[PointResult, dict]:
+    """The least disturbed round, and a record of every round's figure: Offline by the highest
+    throughput, SingleStream and Server by the lowest p50 latency.
+
+    As timeit's documentation puts it, slower repeats are "typically not caused by variability in
+    Python's speed, but by other processes interfering": on a shared machine a round that falls in a
+    slow phase measures the neighbours, not the hardware. The other rounds' figures stay in the result.
+    """
+    values = [_figure(item, point) for point in runs]
+    if item.scenario == "offline":
+        chosen_by, chosen = "throughput_per_s", max(range(len(runs)), key=values.__getitem__)
+    else:
+        chosen_by, chosen = "latency_p50_ms", min(range(len(runs)), key=values.__getitem__)
+    return runs[chosen], {"count": len(runs), "chosen_by": chosen_by, "chosen_round": chosen + 1,
+                          "values": [round(v, 6) for v in values]}  # fmt: skip
+
+
+def finish_item(prepared: PreparedItem) -> dict:
+    """Choose each point's best round, build and validate the payload, write it, release the backend."""
+    item, workload = prepared.item, prepared.workload
+    points = []
+    for n in range(len(prepared.labels)):
+        point, rounds = _best_round(item, prepared.measured[n])
+        points.append(point_payload(point) | {"rounds": rounds})
+    prepared.backend.close()
     payload = {
         "schema": SCHEMA_ID,
         "run_id": str(uuid.uuid4()),
-        "started_at": started_at,
+        "started_at": prepared.started_at,
         "finished_at": _now(),
         "workload": {
             "name": workload.name,
             "model_class": workload.model_class,
             "size": item.size,
-            "parameters": params,
-            "flops_per_inference": flops,
-            "weight_bytes": weight_bytes,
+            "parameters": prepared.parameters,
+            "flops_per_inference": prepared.flops_per_inference,
+            "weight_bytes": prepared.weight_bytes,
             "config": workload.config,
         },
         "scenario": item.scenario,
         "backend": item.backend,
         "precision": item.precision,
         "device": device_info(item.device),
-        "environment": capture_environment() | {"torch_threads": torch.get_num_threads()},
-        "settings": settings.to_dict(),
-        "accuracy": accuracy,
-        "telemetry": telemetry.summary(),
+        "environment": capture_environment() | {"torch_threads": item.settings.resolved_threads()},
+        "settings": item.settings.to_dict(),
+        "accuracy": prepared.accuracy,
+        "telemetry": prepared.telemetry.summary(),
         "points": points,
     }
     text = dumps_result(payload)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / f"{item.slug}.json").write_text(text)
+    prepared.out_dir.mkdir(parents=True, exist_ok=True)
+    (prepared.out_dir / f"{item.slug}.json").write_text(text)
     return payload
+
+
+def release(prepared: PreparedItem) -> None:
+    """Free the backend of an item that will not be finished (it failed in a later round)."""
+    try:
+        prepared.backend.close()
+    except Exception:  # noqa: BLE001 - releasing after a failure must not mask the failure
+        pass
+
+
+def run_item(
+    item: SuiteItem, out_dir: str | Path, progress: ProgressFn | None = None, index: int = 0, total: int = 1
+) -> dict | Skip:
+    """Measure one item (all its rounds); returns its validated payload (also written to
+    ``out_dir/<slug>.json``) or a Skip."""
+    prepared = prepare_item(item, out_dir)
+    if isinstance(prepared, Skip):
+        return prepared
+    rounds, points = item.settings.rounds, len(prepared.labels)
+    try:
+        for round_index in range(rounds):
+            wrapped = None
+            if progress:
+
+                def wrapped(event, round_index=round_index):  # noqa: E306
+                    done = round_index * points + event["point_index"]
+                    progress(event | {"fraction": (index + done / (rounds * points)) / total})
+
+            measure_round(prepared, round_index, wrapped, item=index, items=total)
+        round_index, extra_began = rounds, time.monotonic()
+        while (unsettled := unsettled_points(prepared)) and (
+            time.monotonic() - extra_began <= item.settings.extra_rounds_budget_s
+        ):
+            measure_round(prepared, round_index, wrapped, unsettled, item=index, items=total)
+            round_index += 1
+        return finish_item(prepared)
+    except BaseException:
+        release(prepared)
+        raise

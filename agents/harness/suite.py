@@ -7,11 +7,23 @@ for result in run_suite(items, "out/", progress=print):
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from .backends import BACKENDS, PRECISIONS
-from .runner import ProgressFn, Skip, SuiteItem, run_item
+from .runner import (
+    PreparedItem,
+    ProgressFn,
+    Skip,
+    SuiteItem,
+    finish_item,
+    measure_round,
+    prepare_item,
+    release,
+    run_item,
+    unsettled_points,
+)
 from .scenarios import SCENARIOS, preset
 from .workloads import SIZES, WORKLOADS
 
@@ -81,30 +93,105 @@ def plan_suite(
 
 
 def run_suite(items: list[SuiteItem], out_dir: str | Path, progress: ProgressFn | None = None) -> Iterator[dict | Skip]:
-    """Run items in order, yielding each payload or Skip; an item that fails becomes a Skip, never a crash."""
+    """Run items, yielding each one's payload or Skip in the order of ``items``; an item that fails
+    becomes a Skip, never a crash.
+
+    With ``settings.rounds`` = 1 each item is measured and yielded in turn. With more, every item is
+    loaded first, then each round measures every point of every item (so the rounds of one point are a
+    suite's length apart), and the results come at the end, each point its best round.
+    """
+    if all(item.settings.rounds == 1 for item in items):
+        yield from _run_one_by_one(items, out_dir, progress)
+        return
+    total = len(items)
+    outcomes: dict[int, PreparedItem | Skip] = {}
+    for index, item in enumerate(items):
+        if progress:
+            progress(_event(index, total, item, "loading", index / total * LOADING_SHARE))
+        outcomes[index] = _attempt(item, lambda item=item: prepare_item(item, out_dir))
+    measuring = {index: p for index, p in outcomes.items() if isinstance(p, PreparedItem)}
+    measurements = sum(len(p.labels) * p.item.settings.rounds for p in measuring.values()) or 1
+    done = 0
+    for round_index in range(max(item.settings.rounds for item in items)):
+        for index, prepared in list(measuring.items()):
+            if round_index >= prepared.item.settings.rounds:
+                continue
+
+            def on_point(event, done=done):
+                fraction = LOADING_SHARE + (1 - LOADING_SHARE) * (done + event["point_index"]) / measurements
+                progress(event | {"fraction": fraction})
+
+            try:
+                measure_round(prepared, round_index, on_point if progress else None, item=index, items=total)
+            except Exception as exc:  # one broken combination must not stop the suite
+                release(prepared)
+                del measuring[index]
+                outcomes[index] = _failed(prepared.item, exc)
+            done += len(prepared.labels)
+    # Extra rounds, each over every point whose rounds so far disagree (a round in a slow phase).
+    round_index = max(item.settings.rounds for item in items)
+    extra_began = time.monotonic()
+    budget_s = min(item.settings.extra_rounds_budget_s for item in items)
+    while unsettled := {index: points for index, p in measuring.items() if (points := unsettled_points(p))}:
+        for index, points in unsettled.items():
+            if time.monotonic() - extra_began > budget_s:
+                break
+            prepared = measuring[index]
+
+            def on_extra(event):
+                progress(event | {"fraction": 1 - LOADING_SHARE / 2})
+
+            try:
+                measure_round(prepared, round_index, on_extra if progress else None, points, item=index, items=total)
+            except Exception as exc:  # one broken combination must not stop the suite
+                release(prepared)
+                del measuring[index]
+                outcomes[index] = _failed(prepared.item, exc)
+        if time.monotonic() - extra_began > budget_s:
+            break
+        round_index += 1
+    for index in range(total):
+        outcome = outcomes[index]
+        yield _attempt(outcome.item, lambda p=outcome: finish_item(p)) if index in measuring else outcome
+    if progress:
+        progress(_event(total, total, None, "done", 1.0))
+
+
+# Share of the progress bar for loading the models before the rounds start.
+LOADING_SHARE = 0.05
+
+
+def _run_one_by_one(items: list[SuiteItem], out_dir: str | Path, progress: ProgressFn | None) -> Iterator[dict | Skip]:
     total = len(items)
     for index, item in enumerate(items):
-        try:
-            yield run_item(item, out_dir, progress, index, total)
-        except Exception as exc:  # one broken combination must not stop the suite
-            yield Skip(
-                f"{item.model_class}-{item.size}",
-                item.scenario,
-                item.backend,
-                item.precision,
-                f"failed: {type(exc).__name__}: {exc}",
-            )
+        yield _attempt(item, lambda item=item, index=index: run_item(item, out_dir, progress, index, total))
     if progress:
-        progress(
-            {
-                "item": total,
-                "items": total,
-                "workload": None,
-                "scenario": None,
-                "point": "done",
-                "fraction": 1.0,
-            }
-        )
+        progress(_event(total, total, None, "done", 1.0))
+
+
+def _attempt(item: SuiteItem, step) -> dict | Skip | PreparedItem:
+    try:
+        return step()
+    except Exception as exc:  # one broken combination must not stop the suite
+        return _failed(item, exc)
+
+
+def _failed(item: SuiteItem, exc: Exception) -> Skip:
+    return Skip(
+        f"{item.model_class}-{item.size}", item.scenario, item.backend, item.precision,
+        f"failed: {type(exc).__name__}: {exc}",
+    )  # fmt: skip
+
+
+def _event(index: int, total: int, item: SuiteItem | None, point: str, fraction: float) -> dict:
+    return {
+        "item": index,
+        "items": total,
+        "workload": f"{item.model_class}-{item.size}" if item else None,
+        "scenario": item.scenario if item else None,
+        "point": point,
+        "fraction": fraction,
+    }
 
 
 __all__ = ["SUITES", "Skip", "SuiteItem", "plan_suite", "run_item", "run_suite"]

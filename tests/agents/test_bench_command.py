@@ -12,7 +12,7 @@ def test_it_runs_a_narrowed_suite_ingests_it_and_prints_a_summary(catalog, tmp_p
     from agents.harness.scenarios import settings as harness_settings
 
     short = harness_settings.preset("quick").with_(
-        min_duration_ms=200, min_query_count=16, warmup_queries=2, offline_batch_sizes=(1, 4)
+        min_duration_ms=200, min_query_count=16, warmup_queries=2, offline_batch_sizes=(1, 4), rounds=2
     )
     monkeypatch.setitem(harness_settings.PRESETS, "quick", short)
     out = StringIO()

@@ -13,6 +13,7 @@ from datetime import timedelta
 import pytest
 
 QUICK_SETTINGS = {
+    "rounds": 1,
     "min_duration_ms": 200,
     "min_query_count": 32,
     "warmup_queries": 4,

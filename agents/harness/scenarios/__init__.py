@@ -3,7 +3,7 @@
 from .batcher import DynamicBatcher, Request
 from .engine import Engine
 from .loadgen_run import SCENARIOS, PointResult
-from .offline import run_offline
+from .offline import offline_expected_qps, run_offline
 from .server import PeakSearch, capacity_qps, find_peak_qps, run_server
 from .settings import PRESETS, RunSettings, preset
 from .single_stream import run_single_stream
@@ -19,6 +19,7 @@ __all__ = [
     "RunSettings",
     "capacity_qps",
     "find_peak_qps",
+    "offline_expected_qps",
     "preset",
     "run_offline",
     "run_server",

@@ -21,17 +21,31 @@ def calibration_window_s(settings: RunSettings) -> float:
     return min(0.5, settings.min_duration_ms / 10_000)
 
 
-def run_offline(
+def offline_expected_qps(
     engine: Engine, settings: RunSettings, batch_size: int, log_dir: Path, telemetry: TelemetrySession
-) -> PointResult:
-    """Offline point at one batch size. LoadGen sizes the single Offline query from the expected QPS,
-    so a pilot LoadGen run of a tenth of the duration (logs in ``log_dir/pilot``) measures the rate
-    the SUT really sustains under LoadGen, after a direct calibration seeds the pilot."""
+) -> float:
+    """The rate to size LoadGen's Offline query with. LoadGen sizes the single Offline query from the
+    expected QPS, so a pilot LoadGen run of a tenth of the duration (logs in ``log_dir/pilot``) measures the
+    rate the SUT really sustains under LoadGen, after a direct calibration seeds the pilot."""
     expected_qps = engine.throughput_per_s(batch_size, calibration_window_s(settings), CALIBRATION_BATCHES)
     pilot = settings.with_(min_duration_ms=max(100, settings.min_duration_ms // 10), min_query_count=1)
     pilot_point = _offline_test(engine, pilot, batch_size, expected_qps, log_dir / "pilot", telemetry)
     # 10% headroom: an exact estimate lands just short of min_duration about half the time.
-    expected_qps = 1.1 * (pilot_point.parsed.get("samples_per_second") or expected_qps)
+    return 1.1 * (pilot_point.parsed.get("samples_per_second") or expected_qps)
+
+
+def run_offline(
+    engine: Engine,
+    settings: RunSettings,
+    batch_size: int,
+    log_dir: Path,
+    telemetry: TelemetrySession,
+    expected_qps: float | None = None,
+) -> PointResult:
+    """Offline point at one batch size; ``expected_qps`` from ``offline_expected_qps`` (calibrated when
+    not given)."""
+    if expected_qps is None:
+        expected_qps = offline_expected_qps(engine, settings, batch_size, log_dir, telemetry)
     return _offline_test(engine, settings, batch_size, expected_qps, log_dir, telemetry)
 
 

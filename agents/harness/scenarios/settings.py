@@ -30,6 +30,19 @@ class RunSettings:
     # and Python keep a core. On a 2-core host two intra-op threads contend with LoadGen's thread and
     # latency flips between a fast and a slow phase from one run to the next.
     intra_op_threads: int = 0
+    # Every point is measured this many times, in rounds over the whole suite (so a point's measurements
+    # are a suite's length apart, not back to back), and its best round is reported with every round's
+    # figure beside it. A shared or virtual machine has slow phases of a few seconds (a plain matmul loop
+    # here: 20-30% slower for 1-8 s at a time); one short measurement lands in one now and then, while
+    # all rounds of a point, a minute apart, rarely do.
+    rounds: int = 1
+    # Up to this many more rounds, each over the points whose rounds so far disagree by more than
+    # rounds_agreement (best against worst): a disagreement means a round was disturbed.
+    extra_rounds: int = 0
+    rounds_agreement: float = 0.10
+    # Extra rounds stop starting once they have taken this long in all (a suite on a very noisy machine
+    # would otherwise double its time).
+    extra_rounds_budget_s: float = 45.0
     preset: str = "custom"
 
     def to_dict(self) -> dict:
@@ -42,15 +55,23 @@ class RunSettings:
     def with_(self, **changes) -> RunSettings:
         return replace(self, **changes)
 
+    def __post_init__(self):
+        if self.rounds < 1:
+            raise ValueError("rounds must be at least 1")
+        if self.extra_rounds < 0 or self.rounds_agreement < 0:
+            raise ValueError("extra_rounds and rounds_agreement must not be negative")
+
     def resolved_threads(self) -> int:
         return self.intra_op_threads or max(1, (os.cpu_count() or 1) - 1)
 
 
 PRESETS: dict[str, RunSettings] = {
-    # Two seconds per point: enough for a VALID LoadGen verdict on tiny models and for back-to-back runs to
-    # agree within 10% on a 2-core host (at one second, offline throughput moved by 15-80% between runs);
-    # not for publishing.
-    "quick": RunSettings(min_duration_ms=2000, min_query_count=64, warmup_queries=10, preset="quick"),
+    # Three rounds of one second per point, and up to three more for a point whose rounds disagree by
+    # over 10%: enough for a VALID LoadGen verdict on tiny models and for two back-to-back suites to
+    # agree on a noisy 2-core virtual machine; not for publishing.
+    "quick": RunSettings(
+        min_duration_ms=1000, min_query_count=64, warmup_queries=10, rounds=3, extra_rounds=3, preset="quick"
+    ),
     "standard": RunSettings(
         min_duration_ms=10_000,
         min_query_count=256,
