@@ -42,7 +42,7 @@ class RunSettings:
     rounds_agreement: float = 0.10
     # Extra rounds stop starting once they have taken this long in all (a suite on a very noisy machine
     # would otherwise double its time).
-    extra_rounds_budget_s: float = 45.0
+    extra_rounds_budget_s: float = 30.0
     preset: str = "custom"
 
     def to_dict(self) -> dict:
