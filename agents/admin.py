@@ -32,7 +32,7 @@ class SpecForm(forms.ModelForm):
 
 
 SPEC_ADMIN_FIELDS = ["suite", "workloads", "sizes", "scenarios", "backends", "precisions", "offline_batch_sizes",
-                     "server_load_fractions", "min_duration_ms", "min_query_count", "time_limit_s", "agent",
+                     "server_load_fractions", "min_duration_ms", "min_query_count", "rounds", "time_limit_s", "agent",
                      "accelerator"]  # fmt: skip
 
 

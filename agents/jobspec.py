@@ -27,6 +27,7 @@ SPEC_FIELDS = (
     "server_load_fractions",
     "min_duration_ms",
     "min_query_count",
+    "rounds",
     "time_limit_s",
 )
 MIN_TIME_LIMIT_S = 60
@@ -69,6 +70,9 @@ def spec_errors(spec: dict, *, time_limit_max_s: int) -> dict[str, str]:
         value = spec.get(field)
         if value is not None and not (isinstance(value, int) and not isinstance(value, bool) and value > 0):
             errors[field] = "must be a whole number > 0"
+    rounds = spec.get("rounds")
+    if rounds is not None and not (isinstance(rounds, int) and not isinstance(rounds, bool) and 1 <= rounds <= 10):
+        errors["rounds"] = "must be a whole number from 1 to 10"
     limit = spec.get("time_limit_s", MIN_TIME_LIMIT_S)
     if not (isinstance(limit, int) and MIN_TIME_LIMIT_S <= limit <= time_limit_max_s):
         errors["time_limit_s"] = f"must be between {MIN_TIME_LIMIT_S} and {time_limit_max_s} seconds"
@@ -97,6 +101,7 @@ def plan_items(spec: dict, device: str | None = None) -> list[SuiteItem]:
         "server_load_fractions": tuple(spec.get("server_load_fractions") or ()),
         "min_duration_ms": spec.get("min_duration_ms"),
         "min_query_count": spec.get("min_query_count"),
+        "rounds": spec.get("rounds"),
     }
     overrides = {name: value for name, value in overrides.items() if value}
     return [

@@ -204,6 +204,9 @@ class JobSpec(models.Model):
     )
     min_duration_ms = models.PositiveIntegerField(null=True, blank=True, help_text="Per point; empty = preset.")
     min_query_count = models.PositiveIntegerField(null=True, blank=True, help_text="Per point; empty = preset.")
+    rounds = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Rounds per point (the best is reported); empty = preset."
+    )
     time_limit_s = models.PositiveIntegerField(
         default=1800, help_text="Hard limit for the whole job; the soft limit fires a minute earlier."
     )

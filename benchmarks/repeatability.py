@@ -73,16 +73,18 @@ def machine_baseline() -> dict[str, float]:
 
 
 def run_once(items, out_dir: Path) -> tuple[dict, dict, float]:
-    started, figures, server_rates = time.perf_counter(), {}, {}
+    started, figures, server_rates, valid = time.perf_counter(), {}, {}, []
     for result in run_suite(items, out_dir):
         if isinstance(result, Skip):
             print(f"skip {result}", file=sys.stderr)
             continue
         for index, point in enumerate(result["points"]):
             label, value, rate = _measure(result, point)
+            valid.append(point["loadgen"]["result_valid"])
             figures[(_item_key(result), index)] = (label, value, point["latency_ms"]["p50"])
             if result["scenario"] == "server":
                 server_rates.setdefault(_item_key(result), []).append(rate)
+    print(f"LoadGen VALID points: {sum(valid)}/{len(valid)}")
     return figures, server_rates, time.perf_counter() - started
 
 

@@ -190,6 +190,10 @@ def measure_round(
                         engine, settings, batch_size, log_dir, telemetry
                     )
                 point = run_offline(engine, settings, batch_size, log_dir, telemetry, prepared.offline_expected_qps[n])
+                # A round faster than the calibration finishes its query before min_duration (INVALID):
+                # size later rounds for the fastest rate seen, with the same 10% headroom.
+                measured_qps = point.parsed.get("samples_per_second") or 0.0
+                prepared.offline_expected_qps[n] = max(prepared.offline_expected_qps[n], 1.1 * measured_qps)
             else:
                 if n not in prepared.server_rates_qps:
                     if settings.server_rates_qps:
@@ -222,20 +226,23 @@ def unsettled_points(prepared: PreparedItem) -> list[int]:
 
 
 def _best_round(item: SuiteItem, runs: list[PointResult]) -> tuple[PointResult, dict]:
-    """The least disturbed round, and a record of every round's figure: Offline by the highest
-    throughput, SingleStream and Server by the lowest p50 latency.
+    """The least disturbed round (among the VALID ones, if any), and a record of every round's figure:
+    Offline by the highest throughput, SingleStream and Server by the lowest p50 latency.
 
     As timeit's documentation puts it, slower repeats are "typically not caused by variability in
     Python's speed, but by other processes interfering": on a shared machine a round that falls in a
     slow phase measures the neighbours, not the hardware. The other rounds' figures stay in the result.
     """
     values = [_figure(item, point) for point in runs]
+    # Among the rounds LoadGen judged VALID when there are any: only VALID points are ranked.
+    candidates = [i for i, point in enumerate(runs) if point.parsed.get("result_valid")] or list(range(len(runs)))
     if item.scenario == "offline":
-        chosen_by, chosen = "throughput_per_s", max(range(len(runs)), key=values.__getitem__)
+        chosen_by, chosen = "throughput_per_s", max(candidates, key=values.__getitem__)
     else:
-        chosen_by, chosen = "latency_p50_ms", min(range(len(runs)), key=values.__getitem__)
+        chosen_by, chosen = "latency_p50_ms", min(candidates, key=values.__getitem__)
     return runs[chosen], {"count": len(runs), "chosen_by": chosen_by, "chosen_round": chosen + 1,
-                          "values": [round(v, 6) for v in values]}  # fmt: skip
+                          "values": [round(v, 6) for v in values],
+                          "valid": [bool(point.parsed.get("result_valid")) for point in runs]}  # fmt: skip
 
 
 def finish_item(prepared: PreparedItem) -> dict:

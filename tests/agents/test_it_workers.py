@@ -20,6 +20,7 @@ TWO_ITEMS = {
     "offline_batch_sizes": [1],
     "min_duration_ms": 600,
     "min_query_count": 16,
+    "rounds": 1,
     "time_limit_s": 120,
 }
 

@@ -13,6 +13,7 @@ FAST_SPEC = {
     "precisions": ["fp32"],
     "min_duration_ms": 100,
     "min_query_count": 16,
+    "rounds": 2,
     "time_limit_s": 120,
 }
 
@@ -26,5 +27,6 @@ def test_it_runs_a_job_created_through_the_api_in_process(catalog, staff_api, dj
     assert job.agent.name == "local" and job.attempts == 1 and job.progress_pct == 100
     run = BenchmarkRun.objects.get(job=job)
     assert run.agent == job.agent and run.workload_name == "tabular-tiny"
+    assert run.payload["settings"]["rounds"] == 2 and run.payload["points"][0]["rounds"]["count"] >= 2
     detail = staff_api.get(f"/api/v1/jobs/{job.pk}/").data
     assert detail["state"] == "succeeded" and detail["runs"] == [run.pk]

@@ -17,12 +17,12 @@ def test_it_names_each_invalid_field_of_a_job(staff_api, agent):
     response = staff_api.post(
         "/api/v1/jobs/",
         {"agent": "gpu01", "workloads": ["gpt-17"], "backends": ["warp-drive"], "offline_batch_sizes": [0],
-         "server_load_fractions": [-1.0], "time_limit_s": 5},
+         "server_load_fractions": [-1.0], "rounds": 0, "time_limit_s": 5},
         format="json",
     )  # fmt: skip
     assert response.status_code == 400
     assert set(response.data) == {"workloads", "backends", "offline_batch_sizes", "server_load_fractions",
-                                  "time_limit_s"}  # fmt: skip
+                                  "rounds", "time_limit_s"}  # fmt: skip
     assert "gpt-17" in str(response.data["workloads"]) and not Job.objects.exists()
 
 

@@ -20,7 +20,9 @@ def test_a_point_is_its_best_round_with_every_round_recorded(tmp_path):
     (point,) = result["points"]
     rounds = point["rounds"]
     assert rounds["count"] == 3 and rounds["chosen_by"] == "throughput_per_s" and len(rounds["values"]) == 3
-    assert point["throughput_per_s"] == pytest.approx(max(rounds["values"]), rel=1e-6)
+    valid = [value for value, ok in zip(rounds["values"], rounds["valid"], strict=True) if ok] or rounds["values"]
+    assert point["throughput_per_s"] == pytest.approx(max(valid), rel=1e-6)
+    assert point["loadgen"]["result_valid"] == rounds["valid"][rounds["chosen_round"] - 1]
     assert point["throughput_per_s"] == pytest.approx(rounds["values"][rounds["chosen_round"] - 1], rel=1e-6)
     assert Path(point["loadgen"]["log_dir"]).name == f"round-{rounds['chosen_round']}"
     for number in (1, 2, 3):
@@ -31,7 +33,9 @@ def test_latency_scenarios_choose_the_round_with_the_lowest_p50(tmp_path):
     result = run_item(SuiteItem("tabular", "tiny", "server", "eager", "fp32", "cpu", THREE_ROUNDS), tmp_path)
     (point,) = result["points"]
     assert point["rounds"]["chosen_by"] == "latency_p50_ms"
-    assert point["latency_ms"]["p50"] == pytest.approx(min(point["rounds"]["values"]), rel=1e-6)
+    rounds = point["rounds"]
+    valid = [value for value, ok in zip(rounds["values"], rounds["valid"], strict=True) if ok] or rounds["values"]
+    assert point["latency_ms"]["p50"] == pytest.approx(min(valid), rel=1e-6)
 
 
 def test_a_suite_measures_round_one_of_every_item_before_round_two_of_any(tmp_path):
@@ -71,6 +75,7 @@ def test_a_suite_of_one_round_streams_each_item_as_it_finishes(tmp_path):
         "chosen_by": "latency_p50_ms",
         "chosen_round": 1,
         "values": [pytest.approx(first["points"][0]["latency_ms"]["p50"], rel=1e-5)],
+        "valid": [first["points"][0]["loadgen"]["result_valid"]],
     }
     assert len(list(stream)) == 1
 
@@ -95,6 +100,19 @@ def _prepared_with_p50s(settings: RunSettings, p50s_ms: list[float]) -> Prepared
 def test_a_point_whose_rounds_disagree_gets_an_extra_round(p50s_ms, unsettled):
     settings = FAST.with_(rounds=3, extra_rounds=2, rounds_agreement=0.10)
     assert unsettled_points(_prepared_with_p50s(settings, p50s_ms)) == unsettled
+
+
+def test_the_best_round_is_taken_among_the_valid_ones():
+    from agents.harness.runner import _best_round
+
+    item = SuiteItem("tabular", "tiny", "single-stream", "eager", "fp32", "cpu", FAST)
+    runs = [
+        PointResult("single-stream", 1, 1, None, {"latency_ns": {"p50": p50 * 1e6}, "result_valid": ok}, "", "", "",
+                    None, None)
+        for p50, ok in [(1.0, False), (1.2, True), (1.1, True)]
+    ]  # fmt: skip
+    chosen, rounds = _best_round(item, runs)
+    assert chosen is runs[2] and rounds["chosen_round"] == 3 and rounds["valid"] == [False, True, True]
 
 
 def test_extra_rounds_are_measured_and_kept_with_the_others(tmp_path):
