@@ -32,15 +32,21 @@ def _llm_block(point: PointResult) -> dict | None:
     }
 
 
+def throughput_of(point: PointResult) -> tuple[float, str]:
+    """(throughput, unit): LoadGen's output tokens/s for a generative workload, else its samples/s."""
+    if point.output_tokens:
+        throughput, unit = point.parsed.get("tokens_per_second"), "output_tokens"
+    else:
+        throughput, unit = point.parsed.get("samples_per_second"), "inferences"
+    if not throughput or throughput <= 0:
+        raise ValueError(f"LoadGen reported no throughput for {point.log_dir}")
+    return float(throughput), unit
+
+
 def point_payload(point: PointResult) -> dict:
     parsed = point.parsed
     llm = _llm_block(point)
-    if llm is not None:
-        throughput, unit = llm["output_tokens_per_s"], "output_tokens"
-    else:
-        throughput, unit = parsed.get("samples_per_second"), "inferences"
-    if not throughput or throughput <= 0:
-        raise ValueError(f"LoadGen reported no throughput for {point.log_dir}")
+    throughput, unit = throughput_of(point)
     samples = point.sut.samples
     energy = point.energy
     return {

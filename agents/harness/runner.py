@@ -17,7 +17,7 @@ from . import SCHEMA_ID
 from .accuracy import check_accuracy
 from .backends import Backend, check_support, get_backend_class
 from .backends.eager import EagerBackend
-from .report import point_payload
+from .report import point_payload, throughput_of
 from .result import dumps_result
 from .scenarios import (
     Engine,
@@ -208,7 +208,7 @@ def measure_round(
 
 def _figure(item: SuiteItem, point: PointResult) -> float:
     if item.scenario == "offline":
-        return point_payload(point)["throughput_per_s"]
+        return throughput_of(point)[0]
     return point.parsed["latency_ns"]["p50"] / 1e6
 
 
@@ -291,6 +291,55 @@ def release(prepared: PreparedItem) -> None:
         pass
 
 
+# Where the progress bar stands during extra rounds, whose number is not known ahead.
+EXTRA_ROUNDS_SHARE = 0.975
+
+
+def measure_in_rounds(
+    measuring: dict[int, PreparedItem],
+    total: int,
+    progress: ProgressFn | None,
+    fraction: Callable[[float], float],
+    on_error: Callable[[int, PreparedItem, Exception], None],
+) -> None:
+    """Measure prepared items (keyed by their index in the suite) round by round: each round measures
+    every point of every item, so the rounds of one point are a suite apart; then extra rounds for the
+    points whose rounds disagree, until none do or the smallest ``extra_rounds_budget_s`` is spent.
+
+    ``fraction`` maps the share of the work done (0-1) to the progress bar; an item that raises is
+    released, dropped from ``measuring`` and handed to ``on_error``.
+    """
+    measurements = sum(len(p.labels) * p.item.settings.rounds for p in measuring.values()) or 1
+
+    def measure(index: int, prepared: PreparedItem, round_index: int, points, share) -> None:
+        def on_point(event):
+            progress(event | {"fraction": fraction(share(event))})
+
+        try:
+            measure_round(prepared, round_index, on_point if progress else None, points, item=index, items=total)
+        except Exception as exc:
+            release(prepared)
+            del measuring[index]
+            on_error(index, prepared, exc)
+
+    done, base_rounds = 0, max((p.item.settings.rounds for p in measuring.values()), default=0)
+    for round_index in range(base_rounds):
+        for index, prepared in list(measuring.items()):
+            if round_index < prepared.item.settings.rounds:
+                measure(
+                    index, prepared, round_index, None, lambda e, done=done: (done + e["point_index"]) / measurements
+                )
+                done += len(prepared.labels)
+    extra_began, round_index = time.monotonic(), base_rounds
+    budget_s = min((p.item.settings.extra_rounds_budget_s for p in measuring.values()), default=0.0)
+    while unsettled := {index: points for index, p in measuring.items() if (points := unsettled_points(p))}:
+        for index, points in unsettled.items():
+            if time.monotonic() - extra_began > budget_s:
+                return
+            measure(index, measuring[index], round_index, points, lambda _event: EXTRA_ROUNDS_SHARE)
+        round_index += 1
+
+
 def run_item(
     item: SuiteItem, out_dir: str | Path, progress: ProgressFn | None = None, index: int = 0, total: int = 1
 ) -> dict | Skip:
@@ -299,23 +348,12 @@ def run_item(
     prepared = prepare_item(item, out_dir)
     if isinstance(prepared, Skip):
         return prepared
-    rounds, points = item.settings.rounds, len(prepared.labels)
+
+    def reraise(_index, _prepared, exc):
+        raise exc
+
     try:
-        for round_index in range(rounds):
-            wrapped = None
-            if progress:
-
-                def wrapped(event, round_index=round_index):  # noqa: E306
-                    done = round_index * points + event["point_index"]
-                    progress(event | {"fraction": (index + done / (rounds * points)) / total})
-
-            measure_round(prepared, round_index, wrapped, item=index, items=total)
-        round_index, extra_began = rounds, time.monotonic()
-        while (unsettled := unsettled_points(prepared)) and (
-            time.monotonic() - extra_began <= item.settings.extra_rounds_budget_s
-        ):
-            measure_round(prepared, round_index, wrapped, unsettled, item=index, items=total)
-            round_index += 1
+        measure_in_rounds({index: prepared}, total, progress, lambda share: (index + share) / total, reraise)
         return finish_item(prepared)
     except BaseException:
         release(prepared)

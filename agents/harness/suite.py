@@ -7,7 +7,6 @@ for result in run_suite(items, "out/", progress=print):
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -18,11 +17,9 @@ from .runner import (
     Skip,
     SuiteItem,
     finish_item,
-    measure_round,
+    measure_in_rounds,
     prepare_item,
-    release,
     run_item,
-    unsettled_points,
 )
 from .scenarios import SCENARIOS, preset
 from .workloads import SIZES, WORKLOADS
@@ -110,46 +107,13 @@ def run_suite(items: list[SuiteItem], out_dir: str | Path, progress: ProgressFn 
             progress(_event(index, total, item, "loading", index / total * LOADING_SHARE))
         outcomes[index] = _attempt(item, lambda item=item: prepare_item(item, out_dir))
     measuring = {index: p for index, p in outcomes.items() if isinstance(p, PreparedItem)}
-    measurements = sum(len(p.labels) * p.item.settings.rounds for p in measuring.values()) or 1
-    done = 0
-    for round_index in range(max(item.settings.rounds for item in items)):
-        for index, prepared in list(measuring.items()):
-            if round_index >= prepared.item.settings.rounds:
-                continue
 
-            def on_point(event, done=done):
-                fraction = LOADING_SHARE + (1 - LOADING_SHARE) * (done + event["point_index"]) / measurements
-                progress(event | {"fraction": fraction})
+    def record_failure(index: int, prepared: PreparedItem, exc: Exception) -> None:
+        outcomes[index] = _failed(prepared.item, exc)
 
-            try:
-                measure_round(prepared, round_index, on_point if progress else None, item=index, items=total)
-            except Exception as exc:  # one broken combination must not stop the suite
-                release(prepared)
-                del measuring[index]
-                outcomes[index] = _failed(prepared.item, exc)
-            done += len(prepared.labels)
-    # Extra rounds, each over every point whose rounds so far disagree (a round in a slow phase).
-    round_index = max(item.settings.rounds for item in items)
-    extra_began = time.monotonic()
-    budget_s = min(item.settings.extra_rounds_budget_s for item in items)
-    while unsettled := {index: points for index, p in measuring.items() if (points := unsettled_points(p))}:
-        for index, points in unsettled.items():
-            if time.monotonic() - extra_began > budget_s:
-                break
-            prepared = measuring[index]
-
-            def on_extra(event):
-                progress(event | {"fraction": 1 - LOADING_SHARE / 2})
-
-            try:
-                measure_round(prepared, round_index, on_extra if progress else None, points, item=index, items=total)
-            except Exception as exc:  # one broken combination must not stop the suite
-                release(prepared)
-                del measuring[index]
-                outcomes[index] = _failed(prepared.item, exc)
-        if time.monotonic() - extra_began > budget_s:
-            break
-        round_index += 1
+    measure_in_rounds(
+        measuring, total, progress, lambda share: LOADING_SHARE + (1 - LOADING_SHARE) * share, record_failure
+    )
     for index in range(total):
         outcome = outcomes[index]
         yield _attempt(outcome.item, lambda p=outcome: finish_item(p)) if index in measuring else outcome
