@@ -1,0 +1,43 @@
+"""The workload registry (Django-free, torch-free): the unit of every comparison InferLedger makes.
+
+Use ``workloads.get(id)``, ``workloads.reference_for(model_class)``, ``workloads.for_harness(...)``
+and ``workloads.published_benchmark(name)``; see ``registry.py`` for what a workload states.
+"""
+
+from .registry import (
+    LLM_DECODER,
+    MODEL_CLASSES,
+    WORKLOADS,
+    LlmSla,
+    ModelClass,
+    PublishedBenchmark,
+    Unit,
+    UnknownWorkload,
+    Workload,
+    all_workloads,
+    for_harness,
+    for_model_class,
+    get,
+    normalise_benchmark_name,
+    published_benchmark,
+    reference_for,
+)
+
+__all__ = [
+    "LLM_DECODER",
+    "MODEL_CLASSES",
+    "WORKLOADS",
+    "LlmSla",
+    "ModelClass",
+    "PublishedBenchmark",
+    "Unit",
+    "UnknownWorkload",
+    "Workload",
+    "all_workloads",
+    "for_harness",
+    "for_model_class",
+    "get",
+    "normalise_benchmark_name",
+    "published_benchmark",
+    "reference_for",
+]

@@ -1,0 +1,452 @@
+"""The workload registry: what "the same work" means, stated once.
+
+A workload is a model at stated shapes, in a stated unit of work, with a quality target and the
+deployment unit it is bought in. Every ranking, plan, alarm and comparison is for one workload; model
+classes only group workloads. This module is plain Python (no Django, no torch) so the web process can
+validate names and label answers without loading the harness.
+
+Sources of the figures below:
+- MLPerf Inference latency bounds: the ``requested_server_*`` keys of the published v4.1/v5.1 detail
+  logs (e.g. llama2-70b Server: TTFT 2 s, TPOT 200 ms; Interactive: 450 ms / 40 ms).
+- Parameter counts: the published checkpoints' configurations (Hugging Face ``config.json`` /
+  torchvision), computed the way ``sum(p.numel())`` counts them; the harness's reference builds are
+  tested against the same figures on the meta device.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+from enum import StrEnum
+
+
+class Unit(StrEnum):
+    """The unit of work a throughput figure counts."""
+
+    INFERENCES = "inferences"
+    SAMPLES = "samples"
+    INPUT_TOKENS = "input_tokens"
+    OUTPUT_TOKENS = "output_tokens"
+    TOTAL_TOKENS = "total_tokens"
+
+
+@dataclass(frozen=True)
+class ModelClass:
+    id: str
+    title: str
+    reference_workload: str
+
+
+@dataclass(frozen=True)
+class LlmSla:
+    """An LLM serving SLA: both bounds must hold at p99 (MLPerf's Server/Interactive constraints)."""
+
+    ttft_p99_ms: Decimal
+    tpot_p99_ms: Decimal
+    name: str = ""
+
+    def __str__(self) -> str:
+        label = f"{self.name}: " if self.name else ""
+        return f"{label}TTFT p99 ≤ {self.ttft_p99_ms} ms, TPOT p99 ≤ {self.tpot_p99_ms} ms"
+
+
+@dataclass(frozen=True)
+class Workload:
+    """One unit of comparison.
+
+    ``unit`` is what one unit of throughput counts. For LLM workloads it is output tokens, and
+    ``input_tokens_per_request`` / ``output_tokens_per_request`` (mean per request, None where no
+    citable figure exists) convert requests to tokens. ``accelerators_per_replica`` is the
+    deployment unit of a measured run of this workload on our harness (published results carry their
+    own system's count). ``harness`` is (model_class, size) of the harness module that runs it, or
+    None when only published results exist.
+    """
+
+    id: str
+    model_class: str
+    title: str
+    reference_model: str
+    unit: Unit
+    input_description: str
+    quality_target: str
+    parameter_count: int | None = None
+    input_tokens_per_request: Decimal | None = None
+    output_tokens_per_request: Decimal | None = None
+    accelerators_per_replica: int = 1
+    published_benchmarks: tuple[str, ...] = ()
+    smoke_stand_in_for: str | None = None
+    harness: tuple[str, str] | None = None
+    mixture_of_experts: bool = False
+    # Standard SLAs: p99 latency bounds in ms (None = no SLA) for non-LLM workloads, LlmSla for LLMs.
+    standard_slas_ms: tuple[Decimal | None, ...] = (None,)
+    standard_llm_slas: tuple[LlmSla, ...] = ()
+    notes: str = ""
+    user_defined: bool = False
+    extra: dict = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def is_llm(self) -> bool:
+        return self.model_class == LLM_DECODER
+
+    @property
+    def is_smoke_test(self) -> bool:
+        return self.smoke_stand_in_for is not None
+
+    @property
+    def tokens_per_request(self) -> Decimal | None:
+        if self.input_tokens_per_request is None or self.output_tokens_per_request is None:
+            return None
+        return self.input_tokens_per_request + self.output_tokens_per_request
+
+
+LLM_DECODER = "llm-decoder"
+
+MODEL_CLASSES: dict[str, ModelClass] = {
+    c.id: c
+    for c in (
+        ModelClass("llm-decoder", "LLM (decoder, text generation)", "llama2-70b-99"),
+        ModelClass("encoder", "Text encoder (question answering)", "bert-large-99"),
+        ModelClass("cv-classification", "Image classification", "resnet50"),
+        ModelClass("object-detection", "Object detection", "retinanet"),
+        ModelClass("image-generation", "Image generation (diffusion)", "stable-diffusion-xl"),
+        ModelClass("speech-to-text", "Speech to text", "whisper-large-v3"),
+        ModelClass("recommendation", "Recommendation", "dlrm-v2-99"),
+        ModelClass("medical-segmentation", "Medical image segmentation", "3d-unet-99"),
+        ModelClass("graph", "Graph neural network", "rgat"),
+        ModelClass("tabular", "Tabular scoring (MLP)", "risk-mlp"),
+    )
+}
+
+_MS = Decimal
+
+
+def _llm_slas(server: tuple[str, str], interactive: tuple[str, str] | None = None) -> tuple[LlmSla, ...]:
+    slas = [LlmSla(_MS(server[0]), _MS(server[1]), "MLPerf Server")]
+    if interactive:
+        slas.append(LlmSla(_MS(interactive[0]), _MS(interactive[1]), "MLPerf Interactive"))
+    return tuple(slas)
+
+
+def _quality(benchmark_suffix: str, metric: str) -> str:
+    return f"{benchmark_suffix} % of the FP32 reference's {metric}"
+
+
+_BUILT_IN: tuple[Workload, ...] = (
+    # --- LLM decoders -------------------------------------------------------------------------------
+    *(
+        Workload(
+            id=f"llama2-70b-{q}",
+            model_class=LLM_DECODER,
+            title=f"Llama-2-70B chat, OpenOrca (MLPerf llama2-70b-{q})",
+            reference_model="Llama-2-70b-chat-hf",
+            parameter_count=68_976_648_192,
+            unit=Unit.OUTPUT_TOKENS,
+            input_description="OpenOrca prompts, up to 1,024 input and 1,024 output tokens",
+            quality_target=_quality(q, "ROUGE scores, tokens per sample within 10 %"),
+            published_benchmarks=(f"llama2-70b-{q}", f"llama2-70b-interactive-{q}"),
+            standard_llm_slas=_llm_slas(("2000", "200"), ("450", "40")),
+        )
+        for q in ("99", "99.9")
+    ),
+    Workload(
+        id="llama3.1-8b",
+        model_class=LLM_DECODER,
+        title="Llama-3.1-8B instruct, CNN/DailyMail summarisation (MLPerf llama3.1-8b)",
+        reference_model="Meta-Llama-3.1-8B-Instruct",
+        parameter_count=8_030_261_248,
+        unit=Unit.OUTPUT_TOKENS,
+        input_description="CNN/DailyMail articles, up to 2,048 input and 128 output tokens",
+        quality_target=_quality("99", "ROUGE scores"),
+        published_benchmarks=("llama3.1-8b", "llama3.1-8b-interactive", "llama3.1-8b-edge"),
+        standard_llm_slas=_llm_slas(("2000", "100"), ("500", "30")),
+        harness=(LLM_DECODER, "reference"),
+    ),
+    Workload(
+        id="llama3.1-405b",
+        model_class=LLM_DECODER,
+        title="Llama-3.1-405B instruct (MLPerf llama3.1-405b)",
+        reference_model="Meta-Llama-3.1-405B-Instruct",
+        parameter_count=405_853_388_800,
+        unit=Unit.OUTPUT_TOKENS,
+        input_description="Long-context prompts, up to 20,000 input tokens",
+        quality_target=_quality("99", "ROUGE-L and exact match"),
+        published_benchmarks=("llama3.1-405b", "llama3.1-405b-interactive"),
+        standard_llm_slas=_llm_slas(("6000", "175"), ("4500", "80")),
+    ),
+    Workload(
+        id="mixtral-8x7b",
+        model_class=LLM_DECODER,
+        title="Mixtral-8x7B instruct (MLPerf mixtral-8x7b)",
+        reference_model="Mixtral-8x7B-Instruct-v0.1",
+        parameter_count=46_702_792_704,
+        unit=Unit.OUTPUT_TOKENS,
+        input_description="OpenOrca, GSM8K and MBXP prompts",
+        quality_target=_quality("99", "ROUGE, GSM8K and MBXP scores"),
+        published_benchmarks=("mixtral-8x7b",),
+        mixture_of_experts=True,
+        standard_llm_slas=_llm_slas(("2000", "200")),
+    ),
+    Workload(
+        id="deepseek-r1",
+        model_class=LLM_DECODER,
+        title="DeepSeek-R1 reasoning (MLPerf deepseek-r1)",
+        reference_model="DeepSeek-R1",
+        unit=Unit.OUTPUT_TOKENS,
+        input_description="Reasoning prompts with long outputs",
+        quality_target=_quality("99", "exact match"),
+        published_benchmarks=("deepseek-r1",),
+        mixture_of_experts=True,
+        standard_llm_slas=_llm_slas(("2000", "80")),
+    ),
+    *(
+        Workload(
+            id=f"gptj-{q}",
+            model_class=LLM_DECODER,
+            title=f"GPT-J 6B, CNN/DailyMail summarisation (MLPerf gptj-{q})",
+            reference_model="GPT-J-6B",
+            parameter_count=6_053_381_344,
+            unit=Unit.OUTPUT_TOKENS,
+            input_description="CNN/DailyMail articles, up to 1,919 input and 128 output tokens",
+            quality_target=_quality(q, "ROUGE scores"),
+            published_benchmarks=(f"gptj-{q}",),
+            # MLPerf bounds GPT-J's whole-query latency (20 s), not TTFT/TPOT.
+            standard_slas_ms=(_MS("20000"), None),
+        )
+        for q in ("99", "99.9")
+    ),
+    Workload(
+        id="llm-decoder-tiny",
+        model_class=LLM_DECODER,
+        title="Tiny Llama-design decoder (smoke test)",
+        reference_model="2-layer, 64-dim Llama-design decoder with random weights",
+        unit=Unit.OUTPUT_TOKENS,
+        input_description="32 prompt tokens, 16 generated tokens",
+        quality_target="fp32 reference of the same weights (accuracy guard)",
+        input_tokens_per_request=_MS(32),
+        output_tokens_per_request=_MS(16),
+        smoke_stand_in_for="llama3.1-8b",
+        harness=(LLM_DECODER, "tiny"),
+        standard_llm_slas=(LlmSla(_MS("200"), _MS("50"), "smoke test"),),
+    ),
+    # --- Encoders -----------------------------------------------------------------------------------
+    *(
+        Workload(
+            id=f"bert-large-{q}",
+            model_class="encoder",
+            title=f"BERT-large, SQuAD v1.1 at sequence length 384 (MLPerf bert-{q})",
+            reference_model="BERT-large (24 layers, 1,024 hidden, 16 heads)",
+            unit=Unit.SAMPLES,
+            input_description="384 tokens per sample",
+            quality_target=_quality(q, "F1"),
+            published_benchmarks=(f"bert-{q}",),
+            harness=("encoder", "reference") if q == "99" else None,
+            standard_slas_ms=(_MS("130"), None),
+        )
+        for q in ("99", "99.9")
+    ),
+    Workload(
+        id="encoder-tiny",
+        model_class="encoder",
+        title="Tiny BERT-design encoder (smoke test)",
+        reference_model="2-layer, 64-dim BERT-design encoder with random weights",
+        unit=Unit.SAMPLES,
+        input_description="32 tokens per sample",
+        quality_target="fp32 reference of the same weights (accuracy guard)",
+        smoke_stand_in_for="bert-large-99",
+        harness=("encoder", "tiny"),
+        standard_slas_ms=(_MS("50"), _MS("130"), None),
+    ),
+    # --- Vision -------------------------------------------------------------------------------------
+    Workload(
+        id="resnet50",
+        model_class="cv-classification",
+        title="ResNet-50 v1.5, ImageNet 224×224 (MLPerf resnet50)",
+        reference_model="ResNet-50 v1.5",
+        parameter_count=25_557_032,
+        unit=Unit.SAMPLES,
+        input_description="224×224 RGB images",
+        quality_target=_quality("99", "top-1 accuracy"),
+        published_benchmarks=("resnet50",),
+        harness=("cv-classification", "reference"),
+        standard_slas_ms=(_MS("15"), _MS("100"), None),
+    ),
+    Workload(
+        id="cv-classification-tiny",
+        model_class="cv-classification",
+        title="Tiny CNN at 32×32 (smoke test)",
+        reference_model="small ResNet-design CNN with random weights",
+        unit=Unit.SAMPLES,
+        input_description="32×32 RGB images",
+        quality_target="fp32 reference of the same weights (accuracy guard)",
+        smoke_stand_in_for="resnet50",
+        harness=("cv-classification", "tiny"),
+        standard_slas_ms=(_MS("15"), _MS("100"), None),
+    ),
+    Workload(
+        id="retinanet",
+        model_class="object-detection",
+        title="RetinaNet ResNeXt50, OpenImages 800×800 (MLPerf retinanet)",
+        reference_model="RetinaNet (ResNeXt50-32x4d FPN)",
+        unit=Unit.SAMPLES,
+        input_description="800×800 RGB images",
+        quality_target=_quality("99", "mAP"),
+        published_benchmarks=("retinanet",),
+        standard_slas_ms=(_MS("100"), None),
+    ),
+    Workload(
+        id="stable-diffusion-xl",
+        model_class="image-generation",
+        title="Stable Diffusion XL 1.0, COCO prompts at 1024×1024 (MLPerf stable-diffusion-xl)",
+        reference_model="SDXL 1.0 base",
+        unit=Unit.SAMPLES,
+        input_description="one prompt per sample, one 1024×1024 image out, 20 denoising steps",
+        quality_target="FID and CLIP score within MLPerf's bounds",
+        published_benchmarks=("stable-diffusion-xl",),
+        standard_slas_ms=(_MS("20000"), None),
+    ),
+    *(
+        Workload(
+            id=f"3d-unet-{q}",
+            model_class="medical-segmentation",
+            title=f"3D U-Net, KiTS19 (MLPerf 3d-unet-{q})",
+            reference_model="3D U-Net",
+            unit=Unit.SAMPLES,
+            input_description="KiTS19 CT volumes of varying size",
+            quality_target=_quality(q, "mean DICE"),
+            published_benchmarks=(f"3d-unet-{q}",),
+        )
+        for q in ("99", "99.9")
+    ),
+    # --- Speech, recommendation, graph --------------------------------------------------------------
+    Workload(
+        id="whisper-large-v3",
+        model_class="speech-to-text",
+        title="Whisper large-v3, LibriSpeech (MLPerf whisper)",
+        reference_model="whisper-large-v3",
+        unit=Unit.SAMPLES,
+        input_description="LibriSpeech utterances",
+        quality_target=_quality("99", "word accuracy"),
+        published_benchmarks=("whisper",),
+    ),
+    *(
+        Workload(
+            id=f"dlrm-v2-{q}",
+            model_class="recommendation",
+            title=f"DLRM-v2, Criteo 1TB multi-hot (MLPerf dlrm-v2-{q})",
+            reference_model="DLRM-v2 (DCNv2 interaction, 26 embedding tables of dimension 128)",
+            unit=Unit.SAMPLES,
+            input_description="13 dense features and 26 multi-hot categorical features per sample",
+            quality_target=_quality(q, "AUC"),
+            published_benchmarks=(f"dlrm-v2-{q}",),
+            harness=("recommendation", "reference") if q == "99" else None,
+            standard_slas_ms=(_MS("60"), None),
+        )
+        for q in ("99", "99.9")
+    ),
+    Workload(
+        id="rgat",
+        model_class="graph",
+        title="R-GAT, IGBH (MLPerf rgat)",
+        reference_model="R-GAT",
+        unit=Unit.SAMPLES,
+        input_description="IGBH node classification",
+        quality_target=_quality("99", "accuracy"),
+        published_benchmarks=("rgat",),
+    ),
+    # --- Tabular (ours) -----------------------------------------------------------------------------
+    Workload(
+        id="risk-mlp",
+        model_class="tabular",
+        title="Risk-scoring MLP, 512 features (InferLedger reference)",
+        reference_model="MLP 512→1024→512→256→1",
+        unit=Unit.INFERENCES,
+        input_description="512 float features per inference",
+        quality_target="fp32 reference of the same weights (accuracy guard)",
+        harness=("tabular", "reference"),
+        standard_slas_ms=(_MS("5"), _MS("20"), None),
+    ),
+    Workload(
+        id="tabular-tiny",
+        model_class="tabular",
+        title="Tiny risk-scoring MLP (smoke test)",
+        reference_model="MLP 256→1024→512→1 with random weights",
+        unit=Unit.INFERENCES,
+        input_description="256 float features per inference",
+        quality_target="fp32 reference of the same weights (accuracy guard)",
+        smoke_stand_in_for="risk-mlp",
+        harness=("tabular", "tiny"),
+        standard_slas_ms=(_MS("5"), _MS("20"), None),
+    ),
+)
+
+WORKLOADS: dict[str, Workload] = {w.id: w for w in _BUILT_IN}
+
+
+class UnknownWorkload(ValueError):
+    """A workload id, harness name or published benchmark name the registry does not know."""
+
+
+def get(workload_id: str) -> Workload:
+    """The workload ``workload_id``; raises UnknownWorkload naming the known ids."""
+    try:
+        return WORKLOADS[workload_id]
+    except KeyError:
+        raise UnknownWorkload(f"unknown workload {workload_id!r}; known: {', '.join(sorted(WORKLOADS))}") from None
+
+
+def all_workloads(*, include_smoke_tests: bool = True) -> list[Workload]:
+    return [w for w in WORKLOADS.values() if include_smoke_tests or not w.is_smoke_test]
+
+
+def for_model_class(model_class: str, *, include_smoke_tests: bool = True) -> list[Workload]:
+    return [w for w in all_workloads(include_smoke_tests=include_smoke_tests) if w.model_class == model_class]
+
+
+def reference_for(model_class: str) -> Workload:
+    """The workload a model class's answers default to (named in every response that uses it)."""
+    try:
+        return WORKLOADS[MODEL_CLASSES[model_class].reference_workload]
+    except KeyError:
+        raise UnknownWorkload(
+            f"unknown model class {model_class!r}; known: {', '.join(sorted(MODEL_CLASSES))}"
+        ) from None
+
+
+def for_harness(model_class: str, size: str) -> Workload:
+    """The registered workload that the harness runs as ``model_class`` at ``size``."""
+    for workload in WORKLOADS.values():
+        if workload.harness == (model_class, size):
+            return workload
+    raise UnknownWorkload(f"no registered workload for harness {model_class!r} at size {size!r}")
+
+
+@dataclass(frozen=True)
+class PublishedBenchmark:
+    """A published benchmark name resolved to its workload; ``variant`` is '' or e.g. 'interactive'."""
+
+    name: str
+    workload: Workload
+    variant: str = ""
+
+
+_VARIANT_WORDS = ("interactive", "edge")
+
+
+def normalise_benchmark_name(name: str) -> str:
+    """MLPerf spells one benchmark several ways across rounds and submitters: 'llama3_1-405b',
+    'Llama3.1-405B', 'llama3.1-405b'. Lower-case, trim, and write version separators as dots."""
+    cleaned = name.strip().lower().replace(" ", "-")
+    # An underscore between two digits is a version separator (llama3_1 -> llama3.1).
+    return re.sub(r"(?<=\d)_(?=\d)", ".", cleaned)
+
+
+def published_benchmark(name: str) -> PublishedBenchmark:
+    """Resolve a published benchmark name (any spelling rule above) to its workload."""
+    normalised = normalise_benchmark_name(name)
+    for workload in WORKLOADS.values():
+        for published in workload.published_benchmarks:
+            if normalise_benchmark_name(published) == normalised:
+                variant = next((w for w in _VARIANT_WORDS if f"-{w}" in normalised), "")
+                return PublishedBenchmark(name=name, workload=workload, variant=variant)
+    raise UnknownWorkload(f"published benchmark {name!r} maps to no registered workload")
