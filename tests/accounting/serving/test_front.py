@@ -134,3 +134,12 @@ def test_it_reads_an_interval_from_several_rounds():
 def test_it_rejects_a_point_without_throughput():
     with pytest.raises(ValueError, match="output_tokens_per_s must be a finite number greater than zero"):
         point("X", 100.0, 0.0)
+
+
+def test_it_imports_nothing_from_django():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = "import accounting.serving.front, accounting.serving.economics, sys; assert 'django' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[3], check=True)
