@@ -13,17 +13,31 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from agents.harness.result import validate_result
-from agents.harness.suite import Skip, run_suite
+from agents.harness.suite import Failure, Skip, run_suite
 
 from .jobspec import plan_items
 
 RUN_ID_NAMESPACE = uuid.UUID("6f1c2a52-0d7e-4f4e-9d55-6a1b7b0c2e11")
 
 
+# A job's error keeps the end of each traceback (where it was raised) within this many characters.
+TRACEBACK_MAX_CHARS = 8000
+
+
 @dataclass
 class JobReport:
     run_ids: list[str] = field(default_factory=list)
     skips: list[dict] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
+
+    @property
+    def error(self) -> str:
+        """Why the job failed: each item that raised, its error, then the tracebacks; "" when none did."""
+        if not self.failures:
+            return ""
+        lines = [f"{len(self.failures)} item(s) failed:"]
+        lines += [f"{f.workload} {f.scenario} {f.backend}/{f.precision}: {f.error}" for f in self.failures]
+        return "\n".join(lines) + "".join("\n\n" + f.traceback[-TRACEBACK_MAX_CHARS:] for f in self.failures)
 
 
 def run_id_for(job_id: str, item_slug: str) -> str:
@@ -50,6 +64,9 @@ def execute_job(
         for item, result in zip(items, run_suite(items, out_dir, progress=on_event), strict=True):
             if isinstance(result, Skip):
                 report.skips.append(dataclasses.asdict(result))
+                continue
+            if isinstance(result, Failure):
+                report.failures.append(result)
                 continue
             result["run_id"] = run_id_for(job_id, item.slug)
             validate_result(result)

@@ -7,6 +7,9 @@ Every other task here runs on the control worker.
 
 from __future__ import annotations
 
+import logging
+import traceback
+
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
@@ -23,6 +26,7 @@ CONTROL_TASK = {
     "max_retries": 5,
 }
 FINISH_WAIT_RETRIES, FINISH_WAIT_S = 20, 3
+logger = logging.getLogger(__name__)
 
 
 @shared_task(
@@ -49,9 +53,10 @@ def run_job(self, job_id: str, spec: dict, agent_name: str) -> dict:
         job_finished.delay(job_id, [], [], f"exceeded its time limit ({spec.get('time_limit_s')} s)")
         return {"error": "time limit"}
     except Exception as exc:  # a benchmark that breaks fails its job with the reason; it is not retried
-        job_finished.delay(job_id, [], [], f"{type(exc).__name__}: {exc}")
+        logger.exception("job %s failed", job_id)
+        job_finished.delay(job_id, [], [], f"{type(exc).__name__}: {exc}\n\n{traceback.format_exc()}")
         return {"error": str(exc)}
-    job_finished.delay(job_id, report.run_ids, report.skips, "")
+    job_finished.delay(job_id, report.run_ids, report.skips, report.error)
     return {"run_ids": report.run_ids, "skipped": len(report.skips)}
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.harness.suite import Skip, plan_suite, run_suite  # noqa: E402
+from agents.harness.suite import Failure, Skip, plan_suite, run_suite  # noqa: E402
 
 TOLERANCE = 0.10
 
@@ -75,8 +75,8 @@ def machine_baseline() -> dict[str, float]:
 def run_once(items, out_dir: Path) -> tuple[dict, dict, float]:
     started, figures, server_rates, valid = time.perf_counter(), {}, {}, []
     for result in run_suite(items, out_dir):
-        if isinstance(result, Skip):
-            print(f"skip {result}", file=sys.stderr)
+        if isinstance(result, Skip | Failure):
+            print(f"{type(result).__name__.lower()} {result}", file=sys.stderr)
             continue
         for index, point in enumerate(result["points"]):
             label, value, rate = _measure(result, point)

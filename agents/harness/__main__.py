@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from .backends import BACKENDS, PRECISIONS
-from .runner import Skip, SuiteItem, run_item
+from .runner import Failure, Skip, SuiteItem, run_item
 from .scenarios import SCENARIOS, preset
 from .suite import SUITES, plan_suite, run_suite
 from .workloads import SIZES, WORKLOADS
@@ -61,13 +61,18 @@ def main(argv: list[str] | None = None) -> int:
         return _list()
     started = time.perf_counter()
     if args.suite:
-        skips = 0
+        skips = failures = 0
         for result in run_suite(plan_suite(args.suite), Path(args.out), progress=_progress):
             if isinstance(result, Skip):
                 skips += 1
                 print(f"skip {result.workload} {result.scenario} {result.backend} {result.precision}: {result.reason}")
-        print(f"suite {args.suite} done in {time.perf_counter() - started:.1f} s ({skips} skipped)")
-        return 0
+            elif isinstance(result, Failure):
+                failures += 1
+                print(f"FAILED {result.workload} {result.scenario} {result.backend} {result.precision}:\n"
+                      f"{result.traceback}", file=sys.stderr)  # fmt: skip
+        elapsed_s = time.perf_counter() - started
+        print(f"suite {args.suite} done in {elapsed_s:.1f} s ({skips} skipped, {failures} failed)")
+        return 1 if failures else 0
     if not (args.workload and args.scenario):
         _parser().error("run needs --workload and --scenario (or --suite)")
     out = Path(args.out)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+import traceback
 import uuid
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -37,13 +38,32 @@ ProgressFn = Callable[[dict], None]
 
 @dataclass(frozen=True)
 class Skip:
-    """A combination that was not measured, and why (unsupported here, or failed to load)."""
+    """A combination that was not measured because it cannot run here, and why."""
 
     workload: str
     scenario: str
     backend: str
     precision: str
     reason: str
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A combination that can run here but raised (in loading, measuring or reporting): an error, not a skip."""
+
+    workload: str
+    scenario: str
+    backend: str
+    precision: str
+    error: str
+    traceback: str
+
+    @classmethod
+    def of(cls, item: SuiteItem, exc: BaseException) -> Failure:
+        return cls(
+            f"{item.model_class}-{item.size}", item.scenario, item.backend, item.precision,
+            f"{type(exc).__name__}: {exc}", "".join(traceback.format_exception(exc)),
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -2,16 +2,19 @@
 
 items = plan_suite("quick")
 for result in run_suite(items, "out/", progress=print):
-    ...  # a validated inferledger.result/1 dict, or a Skip(workload, scenario, backend, precision, reason)
+    ...  # a validated inferledger.result/1 dict, a Skip (cannot run here, with the reason)
+         # or a Failure (raised: the error and its traceback)
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from .backends import BACKENDS, PRECISIONS
 from .runner import (
+    Failure,
     PreparedItem,
     ProgressFn,
     Skip,
@@ -23,6 +26,8 @@ from .runner import (
 )
 from .scenarios import SCENARIOS, preset
 from .workloads import SIZES, WORKLOADS
+
+logger = logging.getLogger(__name__)
 
 SUITES = ("quick", "standard", "publishable")
 # (model classes, backend, precision) run on top of eager fp32 everywhere; cheap ones only in quick.
@@ -89,9 +94,11 @@ def plan_suite(
     return items
 
 
-def run_suite(items: list[SuiteItem], out_dir: str | Path, progress: ProgressFn | None = None) -> Iterator[dict | Skip]:
-    """Run items, yielding each one's payload or Skip in the order of ``items``; an item that fails
-    becomes a Skip, never a crash.
+def run_suite(
+    items: list[SuiteItem], out_dir: str | Path, progress: ProgressFn | None = None
+) -> Iterator[dict | Skip | Failure]:
+    """Run items, yielding each one's payload, Skip or Failure in the order of ``items``; an item that
+    raises becomes a Failure (its traceback logged and kept), never a crash of the suite.
 
     With ``settings.rounds`` = 1 each item is measured and yielded in turn. With more, every item is
     loaded first, then each round measures every point of every item (so the rounds of one point are a
@@ -101,7 +108,7 @@ def run_suite(items: list[SuiteItem], out_dir: str | Path, progress: ProgressFn 
         yield from _run_one_by_one(items, out_dir, progress)
         return
     total = len(items)
-    outcomes: dict[int, PreparedItem | Skip] = {}
+    outcomes: dict[int, PreparedItem | Skip | Failure] = {}
     for index, item in enumerate(items):
         if progress:
             progress(_event(index, total, item, "loading", index / total * LOADING_SHARE))
@@ -125,7 +132,9 @@ def run_suite(items: list[SuiteItem], out_dir: str | Path, progress: ProgressFn 
 LOADING_SHARE = 0.05
 
 
-def _run_one_by_one(items: list[SuiteItem], out_dir: str | Path, progress: ProgressFn | None) -> Iterator[dict | Skip]:
+def _run_one_by_one(
+    items: list[SuiteItem], out_dir: str | Path, progress: ProgressFn | None
+) -> Iterator[dict | Skip | Failure]:
     total = len(items)
     for index, item in enumerate(items):
         yield _attempt(item, lambda item=item, index=index: run_item(item, out_dir, progress, index, total))
@@ -133,18 +142,16 @@ def _run_one_by_one(items: list[SuiteItem], out_dir: str | Path, progress: Progr
         progress(_event(total, total, None, "done", 1.0))
 
 
-def _attempt(item: SuiteItem, step) -> dict | Skip | PreparedItem:
+def _attempt(item: SuiteItem, step) -> dict | Skip | Failure | PreparedItem:
     try:
         return step()
     except Exception as exc:  # one broken combination must not stop the suite
         return _failed(item, exc)
 
 
-def _failed(item: SuiteItem, exc: Exception) -> Skip:
-    return Skip(
-        f"{item.model_class}-{item.size}", item.scenario, item.backend, item.precision,
-        f"failed: {type(exc).__name__}: {exc}",
-    )  # fmt: skip
+def _failed(item: SuiteItem, exc: Exception) -> Failure:
+    logger.error("%s failed", item.slug, exc_info=exc)
+    return Failure.of(item, exc)
 
 
 def _event(index: int, total: int, item: SuiteItem | None, point: str, fraction: float) -> dict:
@@ -158,4 +165,4 @@ def _event(index: int, total: int, item: SuiteItem | None, point: str, fraction:
     }
 
 
-__all__ = ["SUITES", "Skip", "SuiteItem", "plan_suite", "run_item", "run_suite"]
+__all__ = ["SUITES", "Failure", "Skip", "SuiteItem", "plan_suite", "run_item", "run_suite"]

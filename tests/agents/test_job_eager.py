@@ -30,3 +30,34 @@ def test_it_runs_a_job_created_through_the_api_in_process(catalog, staff_api, dj
     assert run.payload["settings"]["rounds"] == 2 and run.payload["points"][0]["rounds"]["count"] >= 2
     detail = staff_api.get(f"/api/v1/jobs/{job.pk}/").data
     assert detail["state"] == "succeeded" and detail["runs"] == [run.pk]
+
+
+@pytest.mark.timeout(120, method="thread")  # a hung LoadGen test cannot be interrupted by a signal
+def test_a_job_whose_backend_raises_mid_run_fails_within_seconds_with_the_traceback(
+    catalog, staff_api, django_capture_on_commit_callbacks, monkeypatch, caplog
+):
+    import threading
+    import time
+
+    from agents.harness.backends.eager import EagerBackend
+
+    calls, eager_forward = [], EagerBackend.forward
+
+    def forward(self, *inputs):  # raises on its 6th batch inside the LoadGen test (the offline worker)
+        if threading.current_thread().name == "offline-sut":
+            calls.append(1)
+            if len(calls) == 6:
+                raise RuntimeError("backend broke mid-run")
+        return eager_forward(self, *inputs)
+
+    monkeypatch.setattr(EagerBackend, "forward", forward)
+    spec = FAST_SPEC | {"scenarios": ["offline"], "offline_batch_sizes": [1], "rounds": 1}
+    started = time.monotonic()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = staff_api.post("/api/v1/jobs/", spec, format="json")
+    assert time.monotonic() - started < 30  # generous for a slow machine: the point is "not forever"
+    job = Job.objects.get(pk=response.data["id"])
+    assert job.state == "failed" and not BenchmarkRun.objects.filter(job=job).exists()
+    assert job.error.startswith("1 item(s) failed:\ntabular-tiny offline eager/fp32: SutFailed: offline:")
+    assert "Traceback (most recent call last)" in job.error and "RuntimeError: backend broke mid-run" in job.error
+    assert "tabular-tiny_offline_eager_fp32_cpu failed" in caplog.text and "backend broke mid-run" in caplog.text

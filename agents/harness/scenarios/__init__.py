@@ -2,7 +2,7 @@
 
 from .batcher import DynamicBatcher, Request
 from .engine import Engine
-from .loadgen_run import SCENARIOS, PointResult
+from .loadgen_run import SCENARIOS, PointResult, SutFailed
 from .offline import offline_expected_qps, run_offline
 from .server import PeakSearch, capacity_qps, find_peak_qps, run_server
 from .settings import PRESETS, RunSettings, preset
@@ -17,6 +17,7 @@ __all__ = [
     "PointResult",
     "Request",
     "RunSettings",
+    "SutFailed",
     "capacity_qps",
     "find_peak_qps",
     "offline_expected_qps",

@@ -35,7 +35,8 @@ class DynamicBatcher:
     """A worker thread that batches submitted requests and runs them through an Engine.
 
     ``on_first_token(requests)`` is called after prefill for generative workloads, and
-    ``on_complete(requests)`` once the batch's outputs are on the host.
+    ``on_complete(requests)`` once the batch's outputs are on the host. A batch that raises is still
+    completed, and so is every later one, unrun: the exception waits in ``error`` for the caller.
     """
 
     def __init__(
@@ -54,6 +55,8 @@ class DynamicBatcher:
         self.completed: list[Request] = []
         self.batch_sizes: Counter = Counter()
         self._queue: queue.Queue = queue.Queue()
+        # The first exception the engine raised (with its traceback); later requests are completed unrun.
+        self.error: Exception | None = None
         self._thread = threading.Thread(target=self._loop, name="dynamic-batcher", daemon=True)
 
     def start(self) -> None:
@@ -87,7 +90,14 @@ class DynamicBatcher:
             if first is None:
                 return
             batch, stopping = self._collect(first)
-            self._run(batch)
+            if self.error is None:
+                try:
+                    self._run(batch)
+                    continue
+                except Exception as exc:  # noqa: BLE001 - the caller raises it once LoadGen's test has ended
+                    self.error = exc
+            # The engine failed: complete requests unrun, since LoadGen's test ends only when every one has.
+            self.on_complete(batch)
 
     def _run(self, batch: list[Request]) -> None:
         clock = time.perf_counter_ns

@@ -56,6 +56,35 @@ class PointResult:
     completed_per_s: float | None = None
 
 
+class SutFailed(RuntimeError):
+    """The backend raised while LoadGen was timing it: the point failed and was not measured."""
+
+
+class SutFailure:
+    """The first exception raised inside the SUT (in LoadGen's thread or ours), kept with its traceback.
+
+    LoadGen waits for every query it issued and cannot abort a test, so once the SUT has failed it must
+    still complete each query (without running it) for the test to end; the scenario then raises
+    ``SutFailed`` from the original exception.
+    """
+
+    def __init__(self) -> None:
+        self.error: Exception | None = None
+
+    def record(self, exc: Exception) -> None:
+        if self.error is None:
+            self.error = exc
+
+    def raise_if_failed(self, scenario: str) -> None:
+        raise_sut_failure(scenario, self.error)
+
+
+def raise_sut_failure(scenario: str, error: Exception | None) -> None:
+    if error is not None:
+        what = f"{type(error).__name__}: {error}"
+        raise SutFailed(f"{scenario}: the backend raised during the LoadGen test: {what}") from error
+
+
 class Responder:
     """Builds LoadGen responses; keeps response buffers alive until LoadGen has read them."""
 

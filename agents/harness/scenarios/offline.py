@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..telemetry import TelemetrySession
 from .engine import Engine
-from .loadgen_run import PointResult, Responder, SutRecord, base_settings, run_test
+from .loadgen_run import PointResult, Responder, SutFailure, SutRecord, base_settings, run_test
 from .settings import RunSettings
 from .single_stream import _prompt_tokens
 
@@ -61,26 +61,37 @@ def _offline_test(
     responder = Responder(engine.workload.output_tokens())
     record = SutRecord()
     work: queue.Queue = queue.Queue()
+    failure = SutFailure()
     clock = time.perf_counter_ns
+
+    def run_batch(ids: list[int], indices: list[int]) -> None:
+        first = (lambda _tok: responder.first_tokens(ids)) if engine.is_generative else None
+        t0 = clock()
+        batch = engine.form_batch(indices)
+        t1 = clock()
+        timing = engine.execute(batch, first)
+        responder.complete(ids)
+        record.batch_formation_ns.append(t1 - t0)
+        record.compute_ns.append(timing.compute_ns)
+        if timing.h2d_ns is not None:
+            record.h2d_ns.append(timing.h2d_ns)
+            record.d2h_ns.append(timing.d2h_ns)
+        record.batch_sizes[len(ids)] += 1
+        record.samples += len(ids)
 
     def worker() -> None:
         while (query := work.get()) is not None:
             all_ids, all_indices = query
             for start in range(0, len(all_ids), batch_size):
-                ids, indices = all_ids[start : start + batch_size], all_indices[start : start + batch_size]
-                first = (lambda _tok, ids=ids: responder.first_tokens(ids)) if engine.is_generative else None
-                t0 = clock()
-                batch = engine.form_batch(indices)
-                t1 = clock()
-                timing = engine.execute(batch, first)
-                responder.complete(ids)
-                record.batch_formation_ns.append(t1 - t0)
-                record.compute_ns.append(timing.compute_ns)
-                if timing.h2d_ns is not None:
-                    record.h2d_ns.append(timing.h2d_ns)
-                    record.d2h_ns.append(timing.d2h_ns)
-                record.batch_sizes[len(ids)] += 1
-                record.samples += len(ids)
+                if failure.error is None:
+                    try:
+                        run_batch(all_ids[start : start + batch_size], all_indices[start : start + batch_size])
+                        continue
+                    except Exception as exc:  # noqa: BLE001 - raised to the caller once LoadGen's test has ended
+                        failure.record(exc)
+                # The backend failed: complete the rest unrun, since LoadGen's test ends only when every sample has.
+                responder.complete(all_ids[start:])
+                break
 
     thread = threading.Thread(target=worker, name="offline-sut", daemon=True)
     thread.start()
@@ -95,6 +106,7 @@ def _offline_test(
     finally:
         work.put(None)
         thread.join()
+    failure.raise_if_failed("offline")
     return PointResult(
         "offline",
         batch_size,

@@ -10,7 +10,7 @@ from pathlib import Path
 from ..telemetry import TelemetrySession
 from .batcher import DynamicBatcher, Request
 from .engine import Engine
-from .loadgen_run import PointResult, Responder, SutRecord, base_settings, run_test
+from .loadgen_run import PointResult, Responder, SutRecord, base_settings, raise_sut_failure, run_test
 from .offline import calibration_window_s
 from .settings import RunSettings
 from .single_stream import _prompt_tokens
@@ -70,6 +70,7 @@ def run_server(
         parsed, summary, detail, energy = run_test(lg_settings, issue, lambda: None, sample_count, log_dir, telemetry)
     finally:
         batcher.stop()
+    raise_sut_failure("server", batcher.error)
     record = SutRecord(batch_sizes=batcher.batch_sizes, samples=len(batcher.completed))
     completed_per_s = None
     if batcher.completed:

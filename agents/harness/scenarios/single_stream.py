@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..telemetry import TelemetrySession
 from .engine import Engine
-from .loadgen_run import PointResult, Responder, SutRecord, base_settings, run_test
+from .loadgen_run import PointResult, Responder, SutFailure, SutRecord, base_settings, run_test
 from .settings import RunSettings
 
 
@@ -20,20 +20,31 @@ def run_single_stream(engine: Engine, settings: RunSettings, log_dir: Path, tele
     sample_count = len(engine.samples)
     responder = Responder(engine.workload.output_tokens())
     record = SutRecord()
+    failure = SutFailure()
     clock = time.perf_counter_ns
 
+    def run_query(query_id: int, index: int) -> None:
+        first = (lambda _tok: responder.first_tokens([query_id])) if engine.is_generative else None
+        t0 = clock()
+        timing = engine.execute(engine.samples[index], first)
+        responder.complete([query_id])
+        record.end_to_end_ns.append(clock() - t0)
+        record.compute_ns.append(timing.compute_ns)
+        if timing.h2d_ns is not None:
+            record.h2d_ns.append(timing.h2d_ns)
+            record.d2h_ns.append(timing.d2h_ns)
+        record.samples += 1
+
     def issue(ids: list[int], indices: list[int]) -> None:
+        # Runs in LoadGen's thread, which must not see an exception (it would be lost, and the test measured).
         for query_id, index in zip(ids, indices, strict=True):
-            first = (lambda _tok, qid=query_id: responder.first_tokens([qid])) if engine.is_generative else None
-            t0 = clock()
-            timing = engine.execute(engine.samples[index], first)
-            responder.complete([query_id])
-            record.end_to_end_ns.append(clock() - t0)
-            record.compute_ns.append(timing.compute_ns)
-            if timing.h2d_ns is not None:
-                record.h2d_ns.append(timing.h2d_ns)
-                record.d2h_ns.append(timing.d2h_ns)
-            record.samples += 1
+            if failure.error is None:
+                try:
+                    run_query(query_id, index)
+                    continue
+                except Exception as exc:  # noqa: BLE001 - raised to the caller once LoadGen's test has ended
+                    failure.record(exc)
+            responder.complete([query_id])  # unrun after a failure: LoadGen's test ends when every query has
 
     lg_settings = base_settings(
         "single-stream",
@@ -44,6 +55,7 @@ def run_single_stream(engine: Engine, settings: RunSettings, log_dir: Path, tele
     )
     lg_settings.single_stream_expected_latency_ns = max(1, int(expected_ns))
     parsed, summary, detail, energy = run_test(lg_settings, issue, lambda: None, sample_count, log_dir, telemetry)
+    failure.raise_if_failed("single-stream")
     record.batch_sizes[1] = record.samples
     return PointResult(
         "single-stream",

@@ -6,7 +6,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from agents.harness.suite import SUITES, Skip, plan_suite, run_suite
+from agents.harness.suite import SUITES, Failure, Skip, plan_suite, run_suite
 from agents.ingest import QUARANTINED, STORED, ingest_result
 from agents.models import BenchmarkRun
 
@@ -75,10 +75,15 @@ class Command(BaseCommand):
         out.mkdir(parents=True, exist_ok=True)
         self.stdout.write(f"Running the {suite} suite: {len(items)} items; logs and results in {out}")
         bar = ProgressBar(self.stdout)
-        stored, skipped, quarantined, started = [], [], [], datetime.now(UTC)
+        stored, skipped, failed, quarantined, started = [], [], [], [], datetime.now(UTC)
         for result in run_suite(items, out, progress=bar):
             if isinstance(result, Skip):
                 skipped.append(result)
+                continue
+            if isinstance(result, Failure):
+                failed.append(result)
+                self.stderr.write(f"\nfailed {result.workload} {result.scenario} {result.backend}/{result.precision}:")
+                self.stderr.write(result.traceback)
                 continue
             outcome = ingest_result(result, source="bench")
             if outcome.status == QUARANTINED:
@@ -87,11 +92,13 @@ class Command(BaseCommand):
                 stored.append(outcome.run)
         bar.finish()
         elapsed_s = (datetime.now(UTC) - started).total_seconds()
-        self._summary(stored, skipped, quarantined, elapsed_s)
-        if quarantined:
-            raise CommandError(f"{len(quarantined)} result(s) failed validation and were quarantined")
+        self._summary(stored, skipped, failed, quarantined, elapsed_s)
+        problems = [f"{len(failed)} item(s) failed"] if failed else []
+        problems += [f"{len(quarantined)} result(s) failed validation and were quarantined"] if quarantined else []
+        if problems:
+            raise CommandError("; ".join(problems))
 
-    def _summary(self, runs, skipped, quarantined, elapsed_s):
+    def _summary(self, runs, skipped, failed, quarantined, elapsed_s):
         header = f"{'workload':<22}{'scenario':<14}{'backend/precision':<20}{'point':<10}{'per s':>11}"
         header += f"{'p50 ms':>10}{'p99 ms':>10}  loadgen"
         self.stdout.write("\n" + header)
@@ -107,10 +114,14 @@ class Command(BaseCommand):
                 )
         for skip in skipped:
             self.stdout.write(f"skipped {skip.workload} {skip.scenario} {skip.backend}/{skip.precision}: {skip.reason}")
+        for failure in failed:
+            self.stderr.write(f"failed {failure.workload} {failure.scenario} {failure.backend}/{failure.precision}: "
+                              f"{failure.error}")  # fmt: skip
         for reason in quarantined:
             self.stderr.write(f"quarantined: {reason}")
         self.stdout.write(
-            f"\n{len(runs)} runs stored, {len(skipped)} skipped, {len(quarantined)} quarantined in {elapsed_s:.0f} s"
+            f"\n{len(runs)} runs stored, {len(skipped)} skipped, {len(quarantined)} quarantined, {len(failed)} failed"
+            f" in {elapsed_s:.0f} s"
         )
 
 
