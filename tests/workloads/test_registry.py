@@ -1,5 +1,6 @@
 import subprocess
 import sys
+from decimal import Decimal
 
 import pytest
 
@@ -56,3 +57,16 @@ def test_llm_workloads_count_output_tokens_and_carry_ttft_tpot_slas():
 def test_no_published_benchmark_maps_to_two_workloads():
     names = [workloads.normalise_benchmark_name(n) for w in workloads.all_workloads() for n in w.published_benchmarks]
     assert len(names) == len(set(names))
+
+
+def test_published_llm_means_stay_within_their_benchmark_bounds():
+    for workload in workloads.for_model_class(workloads.LLM_DECODER):
+        if workload.output_tokens_per_request is not None and workload.max_output_tokens is not None:
+            assert workload.output_tokens_per_request <= workload.max_output_tokens
+    assert workloads.get("llama2-70b-99").output_tokens_per_request == Decimal("294.45")
+
+
+def test_every_reference_the_harness_runs_states_its_parameter_count():
+    for workload in workloads.all_workloads(include_smoke_tests=False):
+        if workload.harness is not None:
+            assert workload.parameter_count, workload.id
