@@ -17,6 +17,8 @@ from pathlib import Path
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
+import workloads as registry
+
 SCHEMA_PATH = Path(__file__).parent / "schema" / "inferledger.result.v1.json"
 
 
@@ -68,6 +70,20 @@ def validate_result(payload: dict) -> None:
         raise ResultValidationError(json_path(error.absolute_path), error.message)
     if _instant(payload["finished_at"]) < _instant(payload["started_at"]):
         raise ResultValidationError("finished_at", "is earlier than started_at")
+    _check_workload(payload["workload"])
+
+
+def _check_workload(workload: dict) -> None:
+    """``workload.id`` names a registered workload of the stated model class (results are keyed by it)."""
+    try:
+        registered = registry.get(workload["id"])
+    except registry.UnknownWorkload as exc:
+        raise ResultValidationError("workload.id", str(exc)) from None
+    if registered.model_class != workload["model_class"]:
+        raise ResultValidationError(
+            "workload.model_class",
+            f"{workload['model_class']!r} is not the class of workload {registered.id!r} ({registered.model_class})",
+        )
 
 
 def _instant(text: str) -> datetime:

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import torch
 
+import workloads as registry
+
 from . import SCHEMA_ID
 from .accuracy import check_accuracy
 from .backends import Backend, check_support, get_backend_class
@@ -32,6 +34,7 @@ from .scenarios import (
 )
 from .telemetry import TelemetrySession, capture_environment, device_info
 from .workloads import Workload, get_workload
+from .workloads.memory import memory_shortfall
 
 ProgressFn = Callable[[dict], None]
 
@@ -61,7 +64,7 @@ class Failure:
     @classmethod
     def of(cls, item: SuiteItem, exc: BaseException) -> Failure:
         return cls(
-            f"{item.model_class}-{item.size}", item.scenario, item.backend, item.precision,
+            item.workload_id, item.scenario, item.backend, item.precision,
             f"{type(exc).__name__}: {exc}", "".join(traceback.format_exception(exc)),
         )  # fmt: skip
 
@@ -77,8 +80,13 @@ class SuiteItem:
     settings: RunSettings = field(default_factory=RunSettings)
 
     @property
+    def workload_id(self) -> str:
+        """The registry id of the workload this item runs (e.g. ``resnet50``, ``tabular-tiny``)."""
+        return registry.for_harness(self.model_class, self.size).id
+
+    @property
     def slug(self) -> str:
-        return f"{self.model_class}-{self.size}_{self.scenario}_{self.backend}_{self.precision}_{self.device}"
+        return f"{self.workload_id}_{self.scenario}_{self.backend}_{self.precision}_{self.device}"
 
 
 def _now() -> str:
@@ -98,7 +106,10 @@ def _point_labels(item: SuiteItem) -> list[str]:
 
 def skip_reason(item: SuiteItem) -> str | None:
     ok, reason = check_support(item.backend, item.precision, item.device, item.model_class)
-    return None if ok else reason
+    if not ok:
+        return reason
+    with_reference = (item.backend, item.precision) != ("eager", "fp32")
+    return memory_shortfall(get_workload(item.model_class, item.size), item.device, with_reference_copy=with_reference)
 
 
 @contextmanager
@@ -279,6 +290,7 @@ def finish_item(prepared: PreparedItem) -> dict:
         "started_at": prepared.started_at,
         "finished_at": _now(),
         "workload": {
+            "id": workload.name,
             "name": workload.name,
             "model_class": workload.model_class,
             "size": item.size,

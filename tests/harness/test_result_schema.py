@@ -61,3 +61,24 @@ def test_it_rejects_a_missing_field_at_the_root(payload):
 
 def test_the_schema_is_draft_2020_12():
     assert load_schema()["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+
+
+def test_it_names_the_registry_workload_it_measured(payload):
+    assert payload["workload"]["id"] == payload["workload"]["name"] == "tabular-tiny"
+
+
+def test_it_refuses_a_workload_id_the_registry_does_not_know(payload):
+    bad = copy.deepcopy(payload)
+    bad["workload"]["id"] = "tabular-huge"
+    with pytest.raises(ResultValidationError, match=r"^workload\.id: unknown workload 'tabular-huge'; known: .*"):
+        validate_result(bad)
+
+
+def test_it_refuses_a_workload_id_of_another_model_class(payload):
+    bad = copy.deepcopy(payload)
+    bad["workload"]["id"] = "resnet50"
+    with pytest.raises(
+        ResultValidationError,
+        match=r"^workload\.model_class: 'tabular' is not the class of workload 'resnet50' \(cv-classification\)",
+    ):
+        validate_result(bad)

@@ -10,6 +10,8 @@ import torch
 from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 
+import workloads as registry
+
 WEIGHT_SEED = 1234
 
 
@@ -32,8 +34,14 @@ class Workload(ABC):
         self.config = dict(self.SIZES[size])
 
     @property
+    def registry_workload(self) -> registry.Workload:
+        """The registered workload this model class at this size is (its id names every result)."""
+        return registry.for_harness(self.model_class, self.size)
+
+    @property
     def name(self) -> str:
-        return f"{self.model_class}-{self.size}"
+        """The registry id, e.g. ``resnet50`` or ``tabular-tiny``."""
+        return self.registry_workload.id
 
     @abstractmethod
     def _build(self) -> nn.Module:

@@ -9,6 +9,8 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
+import workloads as registry
+
 from .base import Workload
 
 
@@ -104,7 +106,9 @@ class Llama(nn.Module):
 
 
 class LlmDecoder(Workload):
-    """Decoder-only LLM; ``reference`` has Llama-3-8B's 8,030,261,248 parameters."""
+    """Decoder-only LLM; ``reference`` is Llama-3.1-8B (8,030,261,248 parameters) at MLPerf
+    llama3.1-8b's bounds: 2,048 prompt tokens and 128 generated tokens per request. MLPerf publishes
+    no mean length in tokens, so each request is measured at the bounds (an upper bound on the work)."""
 
     model_class = "llm-decoder"
     SIZES = {
@@ -118,8 +122,8 @@ class LlmDecoder(Workload):
             "max_seq": 256,
             "rope_theta": 500000.0,
             "norm_eps": 1e-5,
-            "prompt_tokens": 32,
-            "output_tokens": 16,
+            "prompt_tokens": registry.get("llm-decoder-tiny").max_input_tokens,
+            "output_tokens": registry.get("llm-decoder-tiny").max_output_tokens,
         },
         "reference": {
             "vocab": 128256,
@@ -131,8 +135,9 @@ class LlmDecoder(Workload):
             "max_seq": 8192,
             "rope_theta": 500000.0,
             "norm_eps": 1e-5,
-            "prompt_tokens": 1024,
-            "output_tokens": 128,
+            # MLPerf llama3.1-8b's bounds, stated once in the registry.
+            "prompt_tokens": registry.get("llama3.1-8b").max_input_tokens,
+            "output_tokens": registry.get("llama3.1-8b").max_output_tokens,
         },
     }
 
