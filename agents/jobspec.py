@@ -1,23 +1,23 @@
-"""A job's spec (what to measure): validated against the harness's registries, turned into suite items.
+"""A job's spec (what to measure): validated against the harness's vocabulary, turned into suite items.
 
-Django-free: the control plane validates a spec when a job or schedule is created, and the agent turns
-the same dict into harness items. Errors are keyed by field name so the API can answer 400 naming it.
+Django-free and, for validation, torch-free: the control plane (the web process) validates a spec when a
+job or schedule is created using ``agents.harness.names`` and the workload registry; the agent turns
+the same dict into harness items (``plan_items`` imports the harness, and so torch, only then).
+Errors are keyed by field name so the API can answer 400 naming it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from agents.harness.backends import BACKENDS, PRECISIONS
-from agents.harness.scenarios import SCENARIOS
-from agents.harness.suite import SUITES, SuiteItem, plan_suite
-from agents.harness.workloads import SIZES, WORKLOADS
+from agents.harness.names import BACKENDS, HARNESS_WORKLOADS, MODEL_CLASSES, PRECISIONS, SCENARIOS, SIZES, SUITES
 
 LIST_FIELDS = {
-    "workloads": tuple(WORKLOADS),
+    # A model class (at each of the spec's sizes) or a registry workload id the harness runs (resnet50).
+    "workloads": MODEL_CLASSES + tuple(HARNESS_WORKLOADS),
     "sizes": SIZES,
     "scenarios": SCENARIOS,
-    "backends": tuple(BACKENDS),
+    "backends": BACKENDS,
     "precisions": PRECISIONS,
 }
 SPEC_FIELDS = (
@@ -85,8 +85,10 @@ def validate_spec(spec: dict, *, time_limit_max_s: int) -> None:
         raise JobSpecError(errors)
 
 
-def plan_items(spec: dict, device: str | None = None) -> list[SuiteItem]:
-    """The harness items a spec stands for, with its sweep and duration overrides applied."""
+def plan_items(spec: dict, device: str | None = None) -> list:
+    """The harness items (``SuiteItem``) a spec stands for, with its sweep and duration overrides applied."""
+    from agents.harness.suite import plan_suite  # loads torch: the agent's side only
+
     items = plan_suite(
         spec.get("suite") or "quick",
         workloads=spec.get("workloads") or None,

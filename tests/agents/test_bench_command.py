@@ -43,3 +43,18 @@ def test_it_runs_a_narrowed_suite_ingests_it_and_prints_a_summary(catalog, tmp_p
 def test_it_names_an_unknown_workload():
     with pytest.raises(CommandError, match="unknown workloads"):
         call_command("bench", "--workload", "speech", stdout=StringIO())
+
+
+def test_it_refuses_a_reference_the_host_cannot_hold_with_the_memory_it_needs(catalog, tmp_path, monkeypatch):
+    from agents.harness.workloads import memory
+
+    monkeypatch.setattr(memory, "host_available_bytes", lambda: 16 * 10**9)
+    out = StringIO()
+    call_command(
+        "bench", "--size", "reference", "--workload", "recommendation", "--backend", "eager", "--precision", "fp32",
+        "--out", str(tmp_path), stdout=out,
+    )  # fmt: skip
+    text = out.getvalue()
+    assert "0 runs stored, 3 skipped, 0 quarantined" in text
+    assert "skipped dlrm-v2-99 single-stream eager/fp32: dlrm-v2-99 needs 209.2 GB of host memory" in text
+    assert BenchmarkRun.objects.count() == 0

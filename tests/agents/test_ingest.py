@@ -12,7 +12,7 @@ def test_it_stores_a_measured_result_with_its_points(catalog, result_payload):
     outcome = ingest_result(result_payload, source="test")
     assert outcome.status == STORED
     run = BenchmarkRun.objects.get(pk=result_payload["run_id"])
-    assert run.workload_name == result_payload["workload"]["name"]
+    assert run.workload_name == result_payload["workload"]["id"] == "tabular-tiny"  # the registry id
     assert run.accelerator.kind == "cpu" and run.accelerator.priced_as is not None
     point = run.points.get()
     assert point.latency_p99_ms == result_payload["points"][0]["latency_ms"]["p99"]
@@ -56,4 +56,12 @@ def test_it_quarantines_nan_throughput(catalog, result_payload):
     result_payload["points"][0]["throughput_per_s"] = float("nan")
     outcome = ingest_result(result_payload, source="test")
     assert outcome.status == QUARANTINED
+    assert BenchmarkRun.objects.count() == 0
+
+
+def test_it_quarantines_a_result_of_an_unregistered_workload(catalog, result_payload):
+    result_payload["workload"]["id"] = "my-own-mlp"
+    outcome = ingest_result(result_payload, source="test")
+    assert outcome.status == QUARANTINED
+    assert outcome.reason.startswith("schema: workload.id: unknown workload 'my-own-mlp'")
     assert BenchmarkRun.objects.count() == 0

@@ -6,6 +6,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from agents.harness.names import SCENARIOS, SIZES
 from agents.harness.suite import SUITES, Failure, Skip, plan_suite, run_suite
 from agents.ingest import QUARANTINED, STORED, ingest_result
 from agents.models import BenchmarkRun
@@ -47,7 +48,23 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--suite", choices=SUITES, default="quick")
-        parser.add_argument("--workload", action="append", help="Model class to run (repeatable); default all.")
+        parser.add_argument(
+            "--workload",
+            action="append",
+            help="Model class (e.g. encoder) or registry workload id (e.g. bert-large-99) to run (repeatable); "
+            "default every class (the quick suite leaves recommendation out unless named).",
+        )
+        parser.add_argument(
+            "--size",
+            action="append",
+            choices=SIZES,
+            help="tiny (smoke-test stand-ins, the default) or reference (the published models: ResNet-50, "
+            "BERT-large, Llama-3.1-8B, DLRM-v2, the risk MLP); repeatable. A reference that does not fit "
+            "this host's memory is skipped with the figure it needs.",
+        )
+        parser.add_argument(
+            "--scenario", action="append", choices=SCENARIOS, help="Scenario (repeatable); default all three."
+        )
         parser.add_argument("--backend", action="append", help="Backend (repeatable); default the suite's.")
         parser.add_argument("--precision", action="append", help="Precision (repeatable); default the suite's.")
         parser.add_argument(
@@ -59,16 +76,17 @@ class Command(BaseCommand):
             help="Do nothing if this host already has results from this suite (make run uses it on restarts).",
         )
 
-    def handle(self, *args, suite, workload, backend, precision, out, once=False, **options):
+    def handle(self, *args, suite, workload, backend, precision, out, once=False, size=None, scenario=None, **options):
         if once and _already_measured(suite):
             self.stdout.write(
                 f"This host already has {suite}-suite results; skipping (run `manage.py bench` to re-measure)."
             )
             return
         try:
-            items = plan_suite(suite, workloads=workload, backends=backend, precisions=precision)
+            items = plan_suite(suite, workloads=workload, backends=backend, precisions=precision, sizes=size)
         except ValueError as exc:
             raise CommandError(str(exc)) from None
+        items = [item for item in items if not scenario or item.scenario in scenario]
         if not items:
             raise CommandError("nothing to run: the filters matched no suite item")
         out = out or _default_out_dir()

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from agents.harness.suite import SUITES
+from agents.harness.names import SUITES
 from agents.jobs import job_create
 from agents.jobspec import JobSpecError
 from agents.models import Agent
