@@ -3,6 +3,7 @@ from rest_framework.routers import SimpleRouter
 
 from .history_views import CostAlarmViewSet, CostSeriesView, RankingView
 from .planning_views import ComparisonView, RecommendationView
+from .serving_views import ServingFrontsView, ServingRankingView
 from .views import CostEstimateView
 
 router = SimpleRouter()
@@ -14,5 +15,7 @@ urlpatterns = [
     path("cost-series/", CostSeriesView.as_view(), name="cost-series"),
     path("recommendations/", RecommendationView.as_view(), name="recommendations"),
     path("comparisons/", ComparisonView.as_view(), name="comparisons"),
+    path("serving/ranking/", ServingRankingView.as_view(), name="serving-ranking"),
+    path("serving/fronts/", ServingFrontsView.as_view(), name="serving-fronts"),
     *router.urls,
 ]

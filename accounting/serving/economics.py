@@ -62,7 +62,10 @@ def token_costs(
         return per_million(high_tps), per_million(low_tps)
 
     if input_per_output_token is None:
-        refused = "the workload states no mean input and output tokens per request"
+        refused = (
+            "no mean input and output tokens per request: the workload states none, the points measured none "
+            "and the request gave no input_tokens_per_request"
+        )
         return TokenCosts(per_million(output_tps), None, None, refused, cost_interval(Decimal(1)), None)
     ratio = costing.to_decimal(input_per_output_token, "input_per_output_token")
     if ratio <= 0:

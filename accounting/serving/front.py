@@ -216,10 +216,9 @@ class SlaReading:
     reading: FrontReading
 
 
-def read_at_sla(points: Iterable[ServingPoint], *, ttft_p99_ms, tpot_p99_ms) -> SlaReading:
-    """Throughput per accelerator where users get 1000/TPOT tokens/s, from the points meeting TTFT p99."""
+def front_meeting_ttft(points: Iterable[ServingPoint], ttft_p99_ms) -> Front:
+    """The front of the points whose measured TTFT p99 meets the bound; the others listed with why."""
     ttft_bound = _finite_positive(ttft_p99_ms, "ttft_p99_ms")
-    tpot_bound = _finite_positive(tpot_p99_ms, "tpot_p99_ms")
     meeting, excluded = [], []
     for point in points:
         if point.ttft_p99_ms is None:
@@ -229,5 +228,12 @@ def read_at_sla(points: Iterable[ServingPoint], *, ttft_p99_ms, tpot_p99_ms) -> 
         else:
             meeting.append(point)
     front = pareto_front(meeting)
-    front = Front(front.points, front.excluded + tuple(excluded))
+    return Front(front.points, front.excluded + tuple(excluded))
+
+
+def read_at_sla(points: Iterable[ServingPoint], *, ttft_p99_ms, tpot_p99_ms) -> SlaReading:
+    """Throughput per accelerator where users get 1000/TPOT tokens/s, from the points meeting TTFT p99."""
+    ttft_bound = _finite_positive(ttft_p99_ms, "ttft_p99_ms")
+    tpot_bound = _finite_positive(tpot_p99_ms, "tpot_p99_ms")
+    front = front_meeting_ttft(points, ttft_bound)
     return SlaReading(ttft_bound, tpot_bound, front, read_at_interactivity(front, 1000.0 / tpot_bound))

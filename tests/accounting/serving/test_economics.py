@@ -47,7 +47,7 @@ def test_it_refuses_input_and_total_costs_when_the_workload_states_no_lengths():
 
     assert costs.output_usd_per_million == Decimal("1.0000")
     assert costs.input_usd_per_million is None and costs.total_usd_per_million is None
-    assert costs.input_total_refused == "the workload states no mean input and output tokens per request"
+    assert costs.input_total_refused.startswith("no mean input and output tokens per request")
 
 
 def test_it_turns_a_throughput_interval_into_a_cost_interval():

@@ -1,0 +1,73 @@
+"""LLM serving answers: the fronts of a workload, and its ranking at a target interactivity (thin views)."""
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from workloads import registry
+
+from ..ranking_cache import cached
+from ..serving.points import fronts
+from ..serving.ranking import serving_ranking
+from .serving_serializers import (
+    FrontSerializer,
+    FrontsQuerySerializer,
+    ServingQuerySerializer,
+    ServingRankingSerializer,
+)
+
+
+def _llm_workload_error(workload_id: str) -> Response | None:
+    try:
+        workload = registry.get(workload_id)
+    except registry.UnknownWorkload as exc:
+        return Response({"workload": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
+    if not workload.is_llm:
+        message = f"workload {workload_id!r} is not an LLM workload: interactivity does not apply"
+        return Response({"workload": [message]}, status=status.HTTP_400_BAD_REQUEST)
+    return None
+
+
+def serving_ranking_response(params: dict) -> Response:
+    """The ranking at a target interactivity, cached like every ranking (shared by /rankings/)."""
+    error = _llm_workload_error(params["workload"])
+    if error is not None:
+        return error
+    try:
+        data = cached({"serving": True, **params}, lambda: ServingRankingSerializer(serving_ranking(**params)).data)
+    except ValueError as exc:
+        return Response({"non_field_errors": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
+    return Response(data)
+
+
+class ServingRankingView(APIView):
+    """LLM hardware by cost per 1M output tokens at a target interactivity (tokens/s per user), read along
+    each front by monotone interpolation; each row names the two measured points it lies between, and
+    fronts that do not reach the target are listed under `refused` with the reason."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(parameters=[ServingQuerySerializer], responses=ServingRankingSerializer)
+    def get(self, request):
+        form = ServingQuerySerializer(data=request.query_params)
+        form.is_valid(raise_exception=True)
+        return serving_ranking_response(form.validated_data)
+
+
+class ServingFrontsView(APIView):
+    """Every front of an LLM workload: throughput per accelerator against interactivity per (accelerator,
+    backend, precision, origin), with every point left off a front and the reason."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(parameters=[FrontsQuerySerializer], responses=FrontSerializer(many=True))
+    def get(self, request):
+        form = FrontsQuerySerializer(data=request.query_params)
+        form.is_valid(raise_exception=True)
+        params = form.validated_data
+        error = _llm_workload_error(params["workload"])
+        if error is not None:
+            return error
+        return Response(FrontSerializer(fronts(**params), many=True).data)

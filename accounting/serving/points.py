@@ -1,0 +1,164 @@
+"""Stored LLM operating points as serving points, grouped into fronts (reads only).
+
+Which runs count: the rankings' rules (``accounting.policy``: LLM model class, LoadGen VALID, accuracy
+guard not failed, started at or before ``as_of``), for one workload of the registry. Measured runs:
+the latest run per (accelerator, workload, backend, precision, scenario), as everywhere. Published
+runs: every one, because each is a different submitted system (or round) and each is one point of
+the front; re-importing never duplicates them (their ids are content digests).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agents.models import BenchmarkRun, OperatingPoint, RunOrigin
+from hardware_catalog.models import Accelerator
+from workloads import registry
+
+from .. import policy
+from .front import Front, InteractivitySource, ServingPoint, pareto_front
+
+# Where LoadGen's requested TPOT bound sits in a run's settings (summary and detail log spellings).
+_TPOT_BOUND_KEYS_NS = ("tpot_latency (ns)", "server_tpot_latency", "tpot_latency_ns", "tpot_latency")
+
+
+def workload_of(run: BenchmarkRun) -> str | None:
+    """The registry id of the run's workload (its own id, a published benchmark name, or the harness's)."""
+    name = getattr(run, "workload_id", None) or run.workload_name
+    for resolve in (
+        lambda: registry.get(name).id,
+        lambda: registry.published_benchmark(name).workload.id,
+        lambda: registry.for_harness(run.model_class, run.size).id,
+    ):
+        try:
+            return resolve()
+        except registry.UnknownWorkload:
+            continue
+    return None
+
+
+def _replica_output_tokens_per_s(point: OperatingPoint, run: BenchmarkRun) -> float | None:
+    system = (point.details or {}).get("system_tokens_per_second")
+    if system:
+        return float(system)
+    per_point = policy.point_throughput(point, policy.LLM_CLASS)
+    if per_point is None:
+        return None
+    # Published results are stored per accelerator (system figure / accelerators); ours per replica.
+    return per_point * run.accelerator_count if run.origin == RunOrigin.EXTERNAL else per_point
+
+
+def _replica_requests_per_s(point: OperatingPoint, run: BenchmarkRun) -> float | None:
+    system = (point.details or {}).get("system_samples_per_second")
+    if system:
+        return float(system)
+    if point.throughput_unit != policy.UNIT_OUTPUT_TOKENS and run.origin == RunOrigin.EXTERNAL:
+        return point.throughput_per_s * run.accelerator_count
+    return None
+
+
+def _tpot(point: OperatingPoint, run: BenchmarkRun) -> tuple[float | None, InteractivitySource | None]:
+    if point.tpot_p99_ms is not None:
+        return point.tpot_p99_ms, InteractivitySource.MEASURED_TPOT_P99
+    if run.origin == RunOrigin.EXTERNAL and run.scenario.lower() != "offline":
+        for key in _TPOT_BOUND_KEYS_NS:
+            bound_ns = (run.settings or {}).get(key)
+            if isinstance(bound_ns, int | float) and bound_ns > 0:
+                return bound_ns / 1e6, InteractivitySource.TPOT_BOUND
+    return None, None
+
+
+def _rounds(point: OperatingPoint, run: BenchmarkRun) -> tuple[float, ...]:
+    """Each round's output tokens/s, where the harness reported rounds chosen by throughput."""
+    try:
+        rounds = run.payload["points"][point.index]["rounds"]
+    except (KeyError, IndexError, TypeError):
+        return ()
+    if rounds.get("chosen_by") != "throughput_per_s" or point.throughput_unit != policy.UNIT_OUTPUT_TOKENS:
+        return ()
+    return tuple(float(v) for v in rounds.get("values") or () if isinstance(v, int | float) and v > 0)
+
+
+def point_label(point: OperatingPoint, run: BenchmarkRun) -> str:
+    if run.origin == RunOrigin.EXTERNAL:
+        return f"{run.external_source or 'published'}, {run.scenario}"
+    load = (
+        f"concurrency {point.concurrency}"
+        if point.concurrency
+        else (f"{point.offered_rate_qps:g} req/s offered" if point.offered_rate_qps else f"batch {point.batch_size}")
+    )
+    where = run.agent.name if run.agent_id and run.agent else run.device_name
+    return f"measured on {where}, {run.scenario}, {load}"
+
+
+def serving_point(point: OperatingPoint, run: BenchmarkRun) -> ServingPoint | None:
+    """The stored point as a serving point, or None when it has no output tokens/s."""
+    output_tps = _replica_output_tokens_per_s(point, run)
+    if not output_tps or output_tps <= 0:
+        return None
+    tpot_ms, source = _tpot(point, run)
+    requests = _replica_requests_per_s(point, run)
+    llm = (point.details or {}).get("llm") or {}
+    lengths = {
+        "input_tokens_per_request": llm.get("prompt_tokens") or None,
+        "output_tokens_per_request": llm.get("output_tokens") or (output_tps / requests if requests else None),
+    }
+    power = point.power_w_mean
+    return ServingPoint(
+        key=f"run {run.pk} point {point.index}",
+        label=point_label(point, run),
+        output_tokens_per_s=output_tps,
+        accelerators_per_replica=max(int(run.accelerator_count or 1), 1),
+        tpot_ms=tpot_ms,
+        interactivity_source=source,
+        ttft_p99_ms=point.ttft_p99_ms,
+        scenario=run.scenario,
+        output_tokens_per_s_values=_rounds(point, run),
+        power_w=power if power and power > 0 else None,
+        extra={"point": point, **lengths},
+    )
+
+
+@dataclass(frozen=True)
+class FrontGroup:
+    """One front: a workload on one accelerator with one engine/backend and precision, by origin."""
+
+    accelerator: Accelerator
+    backend: str
+    precision: str
+    origin: str
+    front: Front
+
+    @property
+    def label(self) -> str:
+        return f"{self.accelerator} · {self.backend} · {self.precision} ({self.origin})"
+
+
+def fronts(
+    *, workload: str, as_of=None, include_external=True, precision=None, backend=None, accelerator_ids=None
+) -> list[FrontGroup]:
+    """Every front of ``workload``, ordered by accelerator name, backend, precision and origin."""
+    runs = policy.eligible_runs(
+        model_class=policy.LLM_CLASS, as_of=as_of, include_external=include_external, precision=precision,
+        backend=backend, accelerator_ids=accelerator_ids,
+    )  # fmt: skip
+    runs = [run for run in runs.select_related("accelerator", "agent") if workload_of(run) == workload]
+    latest: dict[tuple, BenchmarkRun] = {}
+    for run in sorted(runs, key=lambda r: (r.started_at, str(r.pk)), reverse=True):
+        if run.origin == RunOrigin.EXTERNAL:
+            latest[("external", run.pk)] = run
+        else:
+            latest.setdefault((run.accelerator_id, run.backend, run.precision, run.scenario), run)
+    chosen = {run.pk: run for run in latest.values()}
+    groups: dict[tuple, list[ServingPoint]] = {}
+    for point in OperatingPoint.objects.filter(run_id__in=chosen).order_by("run_id", "index"):
+        run = chosen[point.run_id]
+        serving = serving_point(point, run)
+        if serving is not None:
+            groups.setdefault((run.accelerator_id, run.backend, run.precision, run.origin), []).append(serving)
+    accelerators = {run.accelerator_id: run.accelerator for run in chosen.values()}
+    result = [
+        FrontGroup(accelerators[acc], backend_, precision_, origin, pareto_front(points))
+        for (acc, backend_, precision_, origin), points in groups.items()
+    ]
+    return sorted(result, key=lambda g: (str(g.accelerator), g.backend, g.precision, g.origin))

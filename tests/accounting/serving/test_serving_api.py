@@ -1,0 +1,138 @@
+"""The LLM ranking at a target interactivity and the fronts, over stored runs, by hand-computed values."""
+
+from decimal import Decimal
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+URL = "/api/v1/serving/ranking/"
+
+
+def llm_point(tpot_ms, output_tps, *, ttft_ms=300.0, **fields):
+    llm = {"prompt_tokens": 1000, "output_tokens": 250}
+    return {
+        "throughput_per_s": output_tps, "throughput_unit": "output_tokens", "output_tokens_per_s": output_tps,
+        "latency_p99_ms": 60000.0, "tpot_p99_ms": tpot_ms, "ttft_p99_ms": ttft_ms, "details": {"llm": llm},
+        **fields,
+    }  # fmt: skip
+
+
+@pytest.fixture
+def sweep(make_accelerator, make_price, make_run):
+    """Two accelerators measured at three concurrencies each on Llama-3.1-8B, one on one GPU, one on two."""
+    alpha = make_accelerator("Alpha", tdp_w=700)
+    beta = make_accelerator("Beta", tdp_w=500)
+    make_price(alpha, "2.88")  # 2.88 USD per accelerator-hour
+    make_price(beta, "3.60", accelerators_per_instance=2)  # 1.80 USD per accelerator-hour
+    kwargs = {"model_class": "llm-decoder", "workload_name": "llama3.1-8b", "backend": "vllm", "precision": "bf16"}
+    # Alpha (1 GPU): 10 tok/s/user at 1200 tok/s, 20 at 800, 40 at 400.
+    make_run(alpha, [llm_point(100, 1200), llm_point(50, 800), llm_point(25, 400)], **kwargs)
+    # Beta (2 GPUs per replica): per accelerator 10 tok/s/user at 1000, 20 at 600; nothing faster measured.
+    make_run(beta, [llm_point(100, 2000), llm_point(50, 1200)], accelerator_count=2, **kwargs)
+    return alpha, beta
+
+
+def test_it_ranks_by_cost_per_million_tokens_at_a_measured_interactivity(api, sweep):
+    alpha, beta = sweep
+
+    body = api.get(URL, {"workload": "llama3.1-8b", "price_kind": "cloud_on_demand", "interactivity_tps_per_user": 20})
+
+    assert body.status_code == 200, body.content
+    data = body.json()
+    # Alpha at 20 tok/s/user: 800 tok/s; 2.88 / (800 * 3600) * 1e6 = 1.0000 USD per 1M output tokens.
+    # Measured 1000 input and 250 output tokens per request: 4 input per output token, total 4000 tok/s:
+    #   2.88e6 / (4000 * 3600) = 0.2000; input 3200 tok/s: 0.2500.
+    # Beta at 20: 1200 / 2 = 600 tok/s per accelerator; 1.80e6 / (600 * 3600) = 0.8333; total 0.1667.
+    rows = [
+        (r["accelerator"]["id"], r["costs"]["cost_per_million_output_tokens_usd"],
+         r["costs"]["cost_per_million_total_tokens_usd"], r["costs"]["cost_per_million_input_tokens_usd"])
+        for r in data["rows"]
+    ]  # fmt: skip
+    assert rows == [(beta.pk, "0.8333", "0.1667", "0.2083"), (alpha.pk, "1.0000", "0.2000", "0.2500")]
+    assert data["rows"][0]["exact"] is True
+    assert data["rows"][0]["accelerators_per_replica"] == 2
+
+
+def test_it_names_the_two_measured_points_it_interpolated_between(api, sweep):
+    alpha, _ = sweep
+
+    data = api.get(
+        URL, {"workload": "llama3.1-8b", "price_kind": "cloud_on_demand", "interactivity_tps_per_user": 15}
+    ).json()
+
+    row = next(r for r in data["rows"] if r["accelerator"]["id"] == alpha.pk)
+    assert (
+        row["interpolated_from"]["interactivity_tps_per_user"],
+        row["interpolated_to"]["interactivity_tps_per_user"],
+    ) == (10.0, 20.0)
+    assert row["interpolated_from"]["interactivity_source"] == "measured TPOT p99"
+    assert 800 < row["output_tokens_per_s_per_accelerator"] < 1200
+    assert "PchipInterpolator" in row["method"]
+
+
+def test_it_refuses_a_front_that_does_not_reach_the_target(api, sweep):
+    alpha, beta = sweep
+
+    data = api.get(
+        URL, {"workload": "llama3.1-8b", "price_kind": "cloud_on_demand", "interactivity_tps_per_user": 30}
+    ).json()
+
+    assert [r["accelerator"]["id"] for r in data["rows"]] == [alpha.pk]
+    assert data["refused"][0]["accelerator"]["id"] == beta.pk
+    assert data["refused"][0]["reason"].startswith("target 30 tokens/s per user is above the fastest measured")
+    assert data["refused"][0]["interactivity_range"] == [10.0, 20.0]
+
+
+def test_it_reads_at_a_ttft_tpot_sla(api, sweep, make_run):
+    alpha, _ = sweep
+
+    data = api.get(
+        URL, {"workload": "llama3.1-8b", "price_kind": "cloud_on_demand", "ttft_p99_ms": 2000, "tpot_p99_ms": 50}
+    ).json()
+
+    assert data["target_interactivity_tps_per_user"] == 20.0  # 1000 / 50 ms
+    assert {r["accelerator"]["id"]: r["exact"] for r in data["rows"]}[alpha.pk] is True
+
+
+def test_it_marks_tdp_energy_and_costs_every_basis(api, sweep, make_price):
+    alpha, _ = sweep
+    make_price(alpha, "30000", kind="purchase", provider="Vendor")
+
+    data = api.get(
+        URL, {"workload": "llama3.1-8b", "price_kind": "cloud_on_demand", "interactivity_tps_per_user": 20}
+    ).json()
+
+    row = next(r for r in data["rows"] if r["accelerator"]["id"] == alpha.pk)
+    assert row["energy"]["power_source"] == "tdp"
+    assert row["energy"]["output_tokens_per_joule"] == pytest.approx(800 / 700)
+    assert [b["price_kind"] for b in row["other_bases"]] == ["purchase"]
+    assert Decimal(row["other_bases"][0]["costs"]["cost_per_million_output_tokens_usd"]) > 0
+
+
+def test_it_rejects_a_workload_that_is_not_an_llm(api):
+    body = api.get(URL, {"workload": "resnet50", "price_kind": "cloud_on_demand", "interactivity_tps_per_user": 5})
+
+    assert body.status_code == 400
+    assert "not an LLM workload" in body.json()["workload"][0]
+
+
+def test_it_needs_a_target(api):
+    body = api.get(URL, {"workload": "llama3.1-8b", "price_kind": "cloud_on_demand"})
+
+    assert body.status_code == 400
+    assert "interactivity_tps_per_user" in body.json()
+
+
+def test_it_lists_fronts_with_every_point_left_off(api, sweep, make_run):
+    alpha, _ = sweep
+    make_run(
+        alpha, [llm_point(None, 5000)], model_class="llm-decoder", workload_name="llama3.1-8b", backend="vllm",
+        precision="bf16", scenario="offline",
+    )  # fmt: skip
+
+    data = api.get("/api/v1/serving/fronts/", {"workload": "llama3.1-8b"}).json()
+
+    front = next(f for f in data if f["accelerator"]["id"] == alpha.pk)
+    assert [p["interactivity_tps_per_user"] for p in front["points"]] == [10.0, 20.0, 40.0]
+    assert front["excluded"][0]["reason"].startswith("no TPOT measured or bounded (offline)")
