@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import serving, views
 
 app_name = "dashboard"
 
@@ -10,6 +10,7 @@ urlpatterns = [
     path("runs/<uuid:run_id>/", views.run_detail, name="run"),
     path("trends/", views.trends, name="trends"),
     path("compare/", views.compare, name="compare"),
+    path("serving/", serving.serving, name="serving"),
     path("jobs/", views.jobs, name="jobs"),
     path("jobs/progress.json", views.jobs_progress, name="jobs-progress"),
 ]

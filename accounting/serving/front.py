@@ -237,3 +237,13 @@ def read_at_sla(points: Iterable[ServingPoint], *, ttft_p99_ms, tpot_p99_ms) -> 
     tpot_bound = _finite_positive(tpot_p99_ms, "tpot_p99_ms")
     front = front_meeting_ttft(points, ttft_bound)
     return SlaReading(ttft_bound, tpot_bound, front, read_at_interactivity(front, 1000.0 / tpot_bound))
+
+
+def best_covered_target(fronts: Iterable[Front]) -> float | None:
+    """A default target: the measured interactivity (a front's end) that the most fronts can be read at;
+    among equals the slowest. None when no front has a point."""
+    ranges = [front.interactivity_range for front in fronts if front.interactivity_range]
+    candidates = sorted({x for pair in ranges for x in pair})
+    if not candidates:
+        return None
+    return max(candidates, key=lambda x: (sum(low <= x <= high for low, high in ranges), -x))

@@ -6,6 +6,7 @@ from accounting.serving.front import (
     InteractivitySource,
     Refused,
     ServingPoint,
+    best_covered_target,
     pareto_front,
     read_at_interactivity,
     read_at_sla,
@@ -143,3 +144,12 @@ def test_it_imports_nothing_from_django():
 
     code = "import accounting.serving.front, accounting.serving.economics, sys; assert 'django' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[3], check=True)
+
+
+def test_it_defaults_to_the_target_most_fronts_can_be_read_at():
+    other = pareto_front([point("E", 125.0, 4000.0), point("F", 40.0, 1000.0)])  # 8 .. 25 tok/s/user
+    lone = pareto_front([point("G", 20.0, 800.0)])  # 50 tok/s/user only
+
+    # Ends: 5, 20 (A..C), 8, 25 (E..F), 50. Covered by two fronts: 8 and 20; the slower wins.
+    assert best_covered_target([pareto_front([A, B, C]), other, lone]) == 8.0
+    assert best_covered_target([pareto_front([OFFLINE])]) is None

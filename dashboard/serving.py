@@ -1,0 +1,113 @@
+"""The LLM serving page: cost per 1M tokens read at the speed users need (issue #15).
+
+Kept in its own modules (this view and form, `serving_figures`, `templates/dashboard/serving.html`) so
+the other pages can change without touching it.
+"""
+
+from decimal import Decimal
+
+from django import forms
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import render
+
+from accounting.serving.front import best_covered_target
+from accounting.serving.points import fronts
+from accounting.serving.ranking import serving_ranking
+from hardware_catalog.models import PriceKind
+from workloads import registry
+
+from . import figures, serving_figures
+from .tables import Column, Table, export_or_none
+
+DEFAULT_WORKLOAD = "llama2-70b-99"
+
+
+def _llm_workloads():
+    return [(w.id, w.title) for w in registry.all_workloads() if w.is_llm and w.standard_llm_slas]
+
+
+class ServingForm(forms.Form):
+    workload = forms.ChoiceField(choices=_llm_workloads, required=False, initial=DEFAULT_WORKLOAD)
+    interactivity_tps_per_user = forms.DecimalField(
+        label="Target tokens/s per user", min_value=Decimal("0.001"), max_digits=12, decimal_places=3, required=False
+    )
+    price_kind = forms.ChoiceField(choices=PriceKind.choices, required=False, initial=PriceKind.CLOUD_ON_DEMAND)
+    input_tokens_per_request = forms.DecimalField(
+        label="Input tokens per request", min_value=Decimal("1"), max_digits=12, decimal_places=1, required=False
+    )
+
+    def __init__(self, data, **kwargs):
+        data = data.copy()
+        for name in ("workload", "price_kind"):
+            data.setdefault(name, self.base_fields[name].initial)
+        super().__init__(data, **kwargs)
+
+
+def readout_table(ranking) -> Table:
+    def costs(row):
+        return row.basis.costs
+
+    def between(row):
+        if row.reading.exact:
+            return f"measured: {row.reading.lower.label}"
+        return f"{row.reading.lower.label} ↔ {row.reading.upper.label}"
+
+    def energy(row):
+        if row.energy is None:
+            return None
+        return f"{row.energy.output_tokens_per_joule:.3g} ({row.energy.power_source})"
+
+    columns = [
+        Column("Rank", lambda r: f"{r.rank}{' (tied)' if r.tied_with_next else ''}"),
+        Column("Hardware · engine · precision", lambda r: r.group.label),
+        Column("Output tok/s per accelerator", lambda r: r.reading.output_tokens_per_s_per_accelerator, "number"),
+        Column("Accelerators per replica", lambda r: r.reading.accelerators_per_replica, "int"),
+        Column("Hourly per accelerator (USD)", lambda r: r.basis.hourly.total_usd_per_hour, "usd_hourly"),
+        Column("Per 1M output tokens (USD)", lambda r: costs(r).output_usd_per_million, "usd"),
+        Column("Per 1M input tokens (USD)", lambda r: costs(r).input_usd_per_million, "usd"),
+        Column("Per 1M total tokens (USD)", lambda r: costs(r).total_usd_per_million, "usd"),
+        Column("Output tokens per joule", energy),
+        Column("Read between", between),
+    ]
+    return Table(
+        "readout", "Cost read at the target, per hardware", columns, ranking.rows, empty="No front reaches it."
+    )
+
+
+def refused_table(ranking) -> Table:
+    def span(refusal):
+        found = refusal.group.front.interactivity_range
+        return "" if found is None else f"{found[0]:.2f} – {found[1]:.2f}"
+
+    columns = [
+        Column("Hardware · engine · precision", lambda r: r.group.label),
+        Column("Measured interactivity (tok/s per user)", span),
+        Column("Why not read", lambda r: r.reason),
+    ]
+    return Table("refused", "Not read at this target", columns, ranking.refused, empty="Every front reaches it.")
+
+
+@login_required
+def serving(request):
+    form = ServingForm(request.GET)
+    form.is_valid()
+    data = form.cleaned_data
+    workload = data.get("workload") or DEFAULT_WORKLOAD
+    target = data.get("interactivity_tps_per_user")
+    if target is None:
+        found = best_covered_target(group.front for group in fronts(workload=workload))
+        target = None if found is None else Decimal(repr(found))
+    context = {"form": form, "workload": registry.get(workload), "ranking": None, "chart": None, "target": target}
+    tables = []
+    if target is not None:
+        ranking = serving_ranking(
+            workload=workload, price_kind=data.get("price_kind") or PriceKind.CLOUD_ON_DEMAND,
+            interactivity_tps_per_user=target, input_tokens_per_request=data.get("input_tokens_per_request"),
+        )  # fmt: skip
+        tables = [readout_table(ranking), refused_table(ranking)]
+        chart = figures.render(serving_figures.serving_fronts(ranking), "serving-chart", height=560)
+        context.update({"ranking": ranking, "chart": chart})
+    export = export_or_none(request, tables, filename_prefix=f"serving-{workload}")
+    if export is not None:
+        return export
+    return render(request, "dashboard/serving.html", {**context, "tables": {t.name: t for t in tables}})
