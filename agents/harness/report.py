@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .scenarios import PointResult
+from .scenarios.loadgen_run import throughput_of
 from .stats import loadgen_latency_ms, split_summary_ms
 
 
@@ -30,17 +31,6 @@ def _llm_block(point: PointResult) -> dict | None:
         "tpot_ms": _optional_latency(parsed["time_per_output_token_ns"]),
         "output_tokens_per_s": float(tokens_per_s),
     }
-
-
-def throughput_of(point: PointResult) -> tuple[float, str]:
-    """(throughput, unit): LoadGen's output tokens/s for a generative workload, else its samples/s."""
-    if point.output_tokens:
-        throughput, unit = point.parsed.get("tokens_per_second"), "output_tokens"
-    else:
-        throughput, unit = point.parsed.get("samples_per_second"), "inferences"
-    if not throughput or throughput <= 0:
-        raise ValueError(f"LoadGen reported no throughput for {point.log_dir}")
-    return float(throughput), unit
 
 
 def point_payload(point: PointResult) -> dict:

@@ -20,18 +20,9 @@ from . import SCHEMA_ID
 from .accuracy import check_accuracy
 from .backends import Backend, check_support, get_backend_class
 from .backends.eager import EagerBackend
-from .report import point_payload, throughput_of
+from .report import point_payload
 from .result import dumps_result
-from .scenarios import (
-    Engine,
-    PointResult,
-    RunSettings,
-    capacity_qps,
-    offline_expected_qps,
-    run_offline,
-    run_server,
-    run_single_stream,
-)
+from .scenarios import Engine, PointResult, RunSettings, Scenario, get_scenario
 from .telemetry import TelemetrySession, capture_environment, device_info
 from .workloads import Workload, get_workload
 from .workloads.memory import memory_shortfall
@@ -93,17 +84,6 @@ def _now() -> str:
     return datetime.now(UTC).isoformat().replace("+00:00", "Z")
 
 
-def _point_labels(item: SuiteItem) -> list[str]:
-    s = item.settings
-    if item.scenario == "single-stream":
-        return ["batch=1"]
-    if item.scenario == "offline":
-        return [f"batch={b}" for b in s.offline_batch_sizes]
-    if s.server_rates_qps:
-        return [f"rate={rate:g}qps" for rate in s.server_rates_qps]
-    return [f"load={f:g}" for f in s.server_load_fractions]
-
-
 def skip_reason(item: SuiteItem) -> str | None:
     ok, reason = check_support(item.backend, item.precision, item.device, item.model_class)
     if not ok:
@@ -139,10 +119,13 @@ class PreparedItem:
     accuracy: dict | None
     labels: list[str]
     log_root: Path
-    capacity_qps: float | None = None
-    server_rates_qps: dict[int, float] = field(default_factory=dict)
-    offline_expected_qps: dict[int, float] = field(default_factory=dict)
     measured: dict[int, list[PointResult]] = field(default_factory=dict)
+    # The item's scenario, holding its calibrations from round to round.
+    scenario: Scenario | None = None
+
+    def __post_init__(self):
+        if self.scenario is None:
+            self.scenario = get_scenario(self.item.scenario, self.item.settings)
 
 
 def prepare_item(item: SuiteItem, out_dir: str | Path) -> PreparedItem | Skip:
@@ -152,6 +135,7 @@ def prepare_item(item: SuiteItem, out_dir: str | Path) -> PreparedItem | Skip:
     if reason is not None:
         return Skip(workload.name, item.scenario, item.backend, item.precision, reason)
     settings, started_at = item.settings, _now()
+    scenario = get_scenario(item.scenario, settings)
     with _intra_op_threads(settings):
         reference_model = workload.build("cpu")
         backend = get_backend_class(item.backend)(item.precision, item.device)
@@ -175,8 +159,9 @@ def prepare_item(item: SuiteItem, out_dir: str | Path) -> PreparedItem | Skip:
             weight_bytes=workload.weight_bytes(reference_model),
             flops_per_inference=workload.flops_per_inference(reference_model, "cpu"),
             accuracy=accuracy,
-            labels=_point_labels(item),
+            labels=scenario.labels(),
             log_root=Path(out_dir) / "loadgen" / item.slug,
+            scenario=scenario,
         )
 
 
@@ -189,8 +174,8 @@ def measure_round(
 ) -> None:
     """Measure the item's points (all, or the indices ``points``) once more, as round ``round_index``.
 
-    Calibrations (the Offline query size, the Server capacity and so the offered rate) are made in the
-    first round and reused, so that every round measures the same thing.
+    The scenario calibrates each point in its first round (the Offline query size, the Server capacity and
+    so the offered rate) and reuses that, so that every round measures the same thing.
     """
     item, settings, engine, telemetry = prepared.item, prepared.item.settings, prepared.engine, prepared.telemetry
     rounds = settings.rounds
@@ -212,35 +197,9 @@ def measure_round(
             log_dir = prepared.log_root / re.sub(r"[^a-z0-9.]+", "-", label)
             if rounds > 1 or round_index > 0:
                 log_dir = log_dir / f"round-{round_index + 1}"
-            if item.scenario == "single-stream":
-                point = run_single_stream(engine, settings, log_dir, telemetry)
-            elif item.scenario == "offline":
-                batch_size = settings.offline_batch_sizes[n]
-                if n not in prepared.offline_expected_qps:
-                    prepared.offline_expected_qps[n] = offline_expected_qps(
-                        engine, settings, batch_size, log_dir, telemetry
-                    )
-                point = run_offline(engine, settings, batch_size, log_dir, telemetry, prepared.offline_expected_qps[n])
-                # A round faster than the calibration finishes its query before min_duration (INVALID):
-                # size later rounds for the fastest rate seen, with the same 10% headroom.
-                measured_qps = point.parsed.get("samples_per_second") or 0.0
-                prepared.offline_expected_qps[n] = max(prepared.offline_expected_qps[n], 1.1 * measured_qps)
-            else:
-                if n not in prepared.server_rates_qps:
-                    if settings.server_rates_qps:
-                        prepared.server_rates_qps[n] = settings.server_rates_qps[n]
-                    else:
-                        if prepared.capacity_qps is None:
-                            prepared.capacity_qps = capacity_qps(engine, settings, prepared.log_root, telemetry)
-                        prepared.server_rates_qps[n] = settings.server_load_fractions[n] * prepared.capacity_qps
-                point = run_server(engine, settings, prepared.server_rates_qps[n], log_dir, telemetry)
+            prepared.scenario.calibrate(engine, n, log_dir, prepared.log_root, telemetry)
+            point = prepared.scenario.measure(engine, n, log_dir, telemetry)
             prepared.measured.setdefault(n, []).append(point)
-
-
-def _figure(item: SuiteItem, point: PointResult) -> float:
-    if item.scenario == "offline":
-        return throughput_of(point)[0]
-    return point.parsed["latency_ns"]["p50"] / 1e6
 
 
 def unsettled_points(prepared: PreparedItem) -> list[int]:
@@ -250,28 +209,26 @@ def unsettled_points(prepared: PreparedItem) -> list[int]:
     for n, runs in prepared.measured.items():
         if len(runs) >= settings.rounds + settings.extra_rounds:
             continue
-        values = [_figure(prepared.item, run) for run in runs]
+        values = [prepared.scenario.figure_of_merit(run) for run in runs]
         if min(values) <= 0 or max(values) / min(values) - 1 > settings.rounds_agreement:
             unsettled.append(n)
     return unsettled
 
 
-def _best_round(item: SuiteItem, runs: list[PointResult]) -> tuple[PointResult, dict]:
+def _best_round(scenario: Scenario, runs: list[PointResult]) -> tuple[PointResult, dict]:
     """The least disturbed round (among the VALID ones, if any), and a record of every round's figure:
-    Offline by the highest throughput, SingleStream and Server by the lowest p50 latency.
+    the best by the scenario's figure of merit (Offline: the highest throughput; SingleStream and Server:
+    the lowest p50 latency).
 
     As timeit's documentation puts it, slower repeats are "typically not caused by variability in
     Python's speed, but by other processes interfering": on a shared machine a round that falls in a
     slow phase measures the neighbours, not the hardware. The other rounds' figures stay in the result.
     """
-    values = [_figure(item, point) for point in runs]
+    values = [scenario.figure_of_merit(point) for point in runs]
     # Among the rounds LoadGen judged VALID when there are any: only VALID points are ranked.
     candidates = [i for i, point in enumerate(runs) if point.parsed.get("result_valid")] or list(range(len(runs)))
-    if item.scenario == "offline":
-        chosen_by, chosen = "throughput_per_s", max(candidates, key=values.__getitem__)
-    else:
-        chosen_by, chosen = "latency_p50_ms", min(candidates, key=values.__getitem__)
-    return runs[chosen], {"count": len(runs), "chosen_by": chosen_by, "chosen_round": chosen + 1,
+    chosen = scenario.best_of(candidates, values)
+    return runs[chosen], {"count": len(runs), "chosen_by": scenario.chosen_by, "chosen_round": chosen + 1,
                           "values": [round(v, 6) for v in values],
                           "valid": [bool(point.parsed.get("result_valid")) for point in runs]}  # fmt: skip
 
@@ -281,7 +238,7 @@ def finish_item(prepared: PreparedItem) -> dict:
     item, workload = prepared.item, prepared.workload
     points = []
     for n in range(len(prepared.labels)):
-        point, rounds = _best_round(item, prepared.measured[n])
+        point, rounds = _best_round(prepared.scenario, prepared.measured[n])
         points.append(point_payload(point) | {"rounds": rounds})
     prepared.backend.close()
     payload = {

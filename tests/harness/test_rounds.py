@@ -104,14 +104,14 @@ def test_a_point_whose_rounds_disagree_gets_an_extra_round(p50s_ms, unsettled):
 
 def test_the_best_round_is_taken_among_the_valid_ones():
     from agents.harness.runner import _best_round
+    from agents.harness.scenarios import get_scenario
 
-    item = SuiteItem("tabular", "tiny", "single-stream", "eager", "fp32", "cpu", FAST)
     runs = [
         PointResult("single-stream", 1, 1, None, {"latency_ns": {"p50": p50 * 1e6}, "result_valid": ok}, "", "", "",
                     None, None)
         for p50, ok in [(1.0, False), (1.2, True), (1.1, True)]
     ]  # fmt: skip
-    chosen, rounds = _best_round(item, runs)
+    chosen, rounds = _best_round(get_scenario("single-stream", FAST), runs)
     assert chosen is runs[2] and rounds["chosen_round"] == 3 and rounds["valid"] == [False, True, True]
 
 

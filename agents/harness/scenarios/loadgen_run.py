@@ -85,6 +85,50 @@ def raise_sut_failure(scenario: str, error: Exception | None) -> None:
         raise SutFailed(f"{scenario}: the backend raised during the LoadGen test: {what}") from error
 
 
+def throughput_of(point: PointResult) -> tuple[float, str]:
+    """(throughput, unit): LoadGen's output tokens/s for a generative workload, else its samples/s."""
+    if point.output_tokens:
+        throughput, unit = point.parsed.get("tokens_per_second"), "output_tokens"
+    else:
+        throughput, unit = point.parsed.get("samples_per_second"), "inferences"
+    if not throughput or throughput <= 0:
+        raise ValueError(f"LoadGen reported no throughput for {point.log_dir}")
+    return float(throughput), unit
+
+
+def assemble_point(
+    scenario: str,
+    engine,
+    run: tuple[dict, str, str, PointEnergy],
+    log_dir: Path,
+    record: SutRecord,
+    *,
+    batch_size: int,
+    concurrency: int | None = None,
+    offered_rate_qps: float | None = None,
+    completed_per_s: float | None = None,
+) -> PointResult:
+    """A PointResult from one LoadGen test's ``run_test`` outcome and the SUT's record (written once for
+    every scenario)."""
+    parsed, summary, detail, energy = run
+    prompt_tokens = int(engine.workload.config.get("prompt_tokens", 0)) if engine.is_generative else 0
+    return PointResult(
+        scenario,
+        batch_size,
+        concurrency,
+        None if offered_rate_qps is None else float(offered_rate_qps),
+        parsed,
+        summary,
+        detail,
+        str(log_dir),
+        record,
+        energy,
+        engine.workload.output_tokens(),
+        prompt_tokens,
+        completed_per_s,
+    )
+
+
 class Responder:
     """Builds LoadGen responses; keeps response buffers alive until LoadGen has read them."""
 

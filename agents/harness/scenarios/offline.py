@@ -8,10 +8,19 @@ import time
 from pathlib import Path
 
 from ..telemetry import TelemetrySession
+from .base import Scenario, register
 from .engine import Engine
-from .loadgen_run import PointResult, Responder, SutFailure, SutRecord, base_settings, run_test
+from .loadgen_run import (
+    PointResult,
+    Responder,
+    SutFailure,
+    SutRecord,
+    assemble_point,
+    base_settings,
+    run_test,
+    throughput_of,
+)
 from .settings import RunSettings
-from .single_stream import _prompt_tokens
 
 CALIBRATION_BATCHES = 3
 
@@ -100,24 +109,44 @@ def _offline_test(
     )
     lg_settings.offline_expected_qps = expected_qps
     try:
-        parsed, summary, detail, energy = run_test(
+        run = run_test(
             lg_settings, lambda ids, indices: work.put((ids, indices)), lambda: None, sample_count, log_dir, telemetry
         )
     finally:
         work.put(None)
         thread.join()
     failure.raise_if_failed("offline")
-    return PointResult(
-        "offline",
-        batch_size,
-        None,
-        None,
-        parsed,
-        summary,
-        detail,
-        str(log_dir),
-        record,
-        energy,
-        engine.workload.output_tokens(),
-        _prompt_tokens(engine),
-    )
+    return assemble_point("offline", engine, run, log_dir, record, batch_size=batch_size)
+
+
+@register
+class Offline(Scenario):
+    """A batch-size sweep, each point one Offline query sized from a calibrated rate: judged by throughput."""
+
+    name = "offline"
+    chosen_by = "throughput_per_s"
+    higher_is_better = True
+
+    def __init__(self, settings: RunSettings):
+        super().__init__(settings)
+        self.expected_qps: dict[int, float] = {}
+
+    def labels(self) -> list[str]:
+        return [f"batch={b}" for b in self.settings.offline_batch_sizes]
+
+    def calibrate(self, sut: Engine, point: int, log_dir: Path, log_root: Path, telemetry: TelemetrySession) -> None:
+        if point not in self.expected_qps:
+            batch_size = self.settings.offline_batch_sizes[point]
+            self.expected_qps[point] = offline_expected_qps(sut, self.settings, batch_size, log_dir, telemetry)
+
+    def measure(self, sut: Engine, point: int, log_dir: Path, telemetry: TelemetrySession) -> PointResult:
+        batch_size = self.settings.offline_batch_sizes[point]
+        result = run_offline(sut, self.settings, batch_size, log_dir, telemetry, self.expected_qps[point])
+        # A round faster than the calibration finishes its query before min_duration (INVALID): size later
+        # rounds for the fastest rate seen, with the same 10% headroom.
+        measured_qps = result.parsed.get("samples_per_second") or 0.0
+        self.expected_qps[point] = max(self.expected_qps[point], 1.1 * measured_qps)
+        return result
+
+    def figure_of_merit(self, result: PointResult) -> float:
+        return throughput_of(result)[0]

@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..telemetry import TelemetrySession
+from .base import Scenario, register
 from .batcher import DynamicBatcher, Request
 from .engine import Engine
-from .loadgen_run import PointResult, Responder, SutRecord, base_settings, raise_sut_failure, run_test
-from .offline import calibration_window_s
+from .loadgen_run import PointResult, Responder, SutRecord, assemble_point, base_settings, raise_sut_failure, run_test
+from .offline import _offline_test, calibration_window_s
 from .settings import RunSettings
-from .single_stream import _prompt_tokens
 
 
 def capacity_qps(engine: Engine, settings: RunSettings, log_dir: Path, telemetry: TelemetrySession) -> float:
@@ -26,8 +26,6 @@ def capacity_qps(engine: Engine, settings: RunSettings, log_dir: Path, telemetry
     tabular scorer: 78,000 samples/s Offline, under 30,000 queries/s Server on 2 cores), and a load
     fraction of the first would overload the server and measure only its queue.
     """
-    from .offline import _offline_test
-
     pilot = settings.with_(min_duration_ms=max(100, settings.min_duration_ms // 5), min_query_count=1)
     batch = settings.server_max_batch_size
     rate = engine.throughput_per_s(batch, calibration_window_s(settings))
@@ -67,7 +65,7 @@ def run_server(
         lg_settings.tpot_latency = int(settings.llm_tpot_latency_ms * 1e6)
     batcher.start()
     try:
-        parsed, summary, detail, energy = run_test(lg_settings, issue, lambda: None, sample_count, log_dir, telemetry)
+        run = run_test(lg_settings, issue, lambda: None, sample_count, log_dir, telemetry)
     finally:
         batcher.stop()
     raise_sut_failure("server", batcher.error)
@@ -85,21 +83,47 @@ def run_server(
         if r.h2d_ns is not None:
             record.h2d_ns.append(r.h2d_ns)
             record.d2h_ns.append(r.d2h_ns)
-    return PointResult(
+    return assemble_point(
         "server",
-        settings.server_max_batch_size,
-        None,
-        float(target_qps),
-        parsed,
-        summary,
-        detail,
-        str(log_dir),
+        engine,
+        run,
+        log_dir,
         record,
-        energy,
-        engine.workload.output_tokens(),
-        _prompt_tokens(engine),
-        completed_per_s,
+        batch_size=settings.server_max_batch_size,
+        offered_rate_qps=target_qps,
+        completed_per_s=completed_per_s,
     )
+
+
+@register
+class Server(Scenario):
+    """Poisson arrivals at offered rates (explicit, or fractions of the calibrated capacity) into the dynamic
+    batcher: judged by p50 latency."""
+
+    name = "server"
+
+    def __init__(self, settings: RunSettings):
+        super().__init__(settings)
+        self.capacity_qps: float | None = None
+        self.rates_qps: dict[int, float] = {}
+
+    def labels(self) -> list[str]:
+        if self.settings.server_rates_qps:
+            return [f"rate={rate:g}qps" for rate in self.settings.server_rates_qps]
+        return [f"load={f:g}" for f in self.settings.server_load_fractions]
+
+    def calibrate(self, sut: Engine, point: int, log_dir: Path, log_root: Path, telemetry: TelemetrySession) -> None:
+        if point in self.rates_qps:
+            return
+        if self.settings.server_rates_qps:
+            self.rates_qps[point] = self.settings.server_rates_qps[point]
+            return
+        if self.capacity_qps is None:
+            self.capacity_qps = capacity_qps(sut, self.settings, log_root, telemetry)
+        self.rates_qps[point] = self.settings.server_load_fractions[point] * self.capacity_qps
+
+    def measure(self, sut: Engine, point: int, log_dir: Path, telemetry: TelemetrySession) -> PointResult:
+        return run_server(sut, self.settings, self.rates_qps[point], log_dir, telemetry)
 
 
 @dataclass

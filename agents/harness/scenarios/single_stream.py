@@ -6,8 +6,9 @@ import time
 from pathlib import Path
 
 from ..telemetry import TelemetrySession
+from .base import Scenario, register
 from .engine import Engine
-from .loadgen_run import PointResult, Responder, SutFailure, SutRecord, base_settings, run_test
+from .loadgen_run import PointResult, Responder, SutFailure, SutRecord, assemble_point, base_settings, run_test
 from .settings import RunSettings
 
 
@@ -54,24 +55,20 @@ def run_single_stream(engine: Engine, settings: RunSettings, log_dir: Path, tele
         engine.is_generative,
     )
     lg_settings.single_stream_expected_latency_ns = max(1, int(expected_ns))
-    parsed, summary, detail, energy = run_test(lg_settings, issue, lambda: None, sample_count, log_dir, telemetry)
+    run = run_test(lg_settings, issue, lambda: None, sample_count, log_dir, telemetry)
     failure.raise_if_failed("single-stream")
     record.batch_sizes[1] = record.samples
-    return PointResult(
-        "single-stream",
-        1,
-        1,
-        None,
-        parsed,
-        summary,
-        detail,
-        str(log_dir),
-        record,
-        energy,
-        engine.workload.output_tokens(),
-        _prompt_tokens(engine),
-    )
+    return assemble_point("single-stream", engine, run, log_dir, record, batch_size=1, concurrency=1)
 
 
-def _prompt_tokens(engine: Engine) -> int:
-    return int(engine.workload.config.get("prompt_tokens", 0)) if engine.is_generative else 0
+@register
+class SingleStream(Scenario):
+    """One query of batch 1 at a time: judged by its p50 latency."""
+
+    name = "single-stream"
+
+    def labels(self) -> list[str]:
+        return ["batch=1"]
+
+    def measure(self, sut: Engine, point: int, log_dir: Path, telemetry: TelemetrySession) -> PointResult:
+        return run_single_stream(sut, self.settings, log_dir, telemetry)
