@@ -186,3 +186,88 @@ class ServingRankingSerializer(serializers.Serializer):
 
     def get_currency(self, obj) -> str:
         return "USD"
+
+
+class ServingPlanRequestSerializer(serializers.Serializer):
+    workload = serializers.CharField(max_length=64, help_text="An LLM workload id of the registry.")
+    price_kinds = serializers.ListField(child=serializers.ChoiceField(choices=PriceKind.choices), min_length=1)
+    interactivity_tps_per_user = _positive("Tokens/s each user gets (1000 / TPOT ms).")
+    ttft_p99_ms = _positive("With tpot_p99_ms: read on the points meeting TTFT p99 <= this.")
+    tpot_p99_ms = _positive("With ttft_p99_ms: the speed is at least 1000 / this.")
+    concurrent_users = serializers.IntegerField(min_value=1, required=False, help_text="N users streaming at once.")
+    requests_per_s = _positive("Or: R requests/s ...")
+    output_tokens_per_request = _positive("... of this many output tokens each.")
+    input_tokens_per_request = _positive("Mean input tokens per request (input/total costs).")
+    max_utilization = serializers.DecimalField(
+        max_digits=7, decimal_places=6, min_value=Decimal("0.01"), max_value=1, default=Decimal("0.7")
+    )
+    budget_usd_per_month = serializers.DecimalField(
+        max_digits=16, decimal_places=2, min_value=Decimal("0.01"), required=False
+    )
+    as_of = AsOfField(required=False)
+    include_external = serializers.BooleanField(default=True)
+
+    def validate(self, attrs):
+        if ("ttft_p99_ms" in attrs) != ("tpot_p99_ms" in attrs):
+            raise serializers.ValidationError({"tpot_p99_ms": "an LLM SLA needs both ttft_p99_ms and tpot_p99_ms"})
+        if "interactivity_tps_per_user" not in attrs and "tpot_p99_ms" not in attrs:
+            raise serializers.ValidationError(
+                {"interactivity_tps_per_user": "give a target interactivity, or ttft_p99_ms and tpot_p99_ms"}
+            )
+        by_users = "concurrent_users" in attrs
+        by_requests = "requests_per_s" in attrs and "output_tokens_per_request" in attrs
+        if by_users == by_requests:
+            raise serializers.ValidationError(
+                {
+                    "concurrent_users": "state the demand one way: concurrent_users, or requests_per_s and "
+                    "output_tokens_per_request"
+                }
+            )
+        if by_users and "interactivity_tps_per_user" not in attrs:
+            raise serializers.ValidationError(
+                {"interactivity_tps_per_user": "concurrent_users needs the speed each user gets"}
+            )
+        return attrs
+
+
+class ServingOptionSerializer(serializers.Serializer):
+    option = ServingRowSerializer(source="row")
+    price_kind = serializers.CharField()
+    hourly_usd_per_accelerator = serializers.DecimalField(max_digits=20, decimal_places=6)
+    replicas = serializers.IntegerField(source="capacity.replicas")
+    accelerators_per_replica = serializers.IntegerField(source="capacity.accelerators_per_replica")
+    accelerators = serializers.IntegerField(source="capacity.accelerators")
+    monthly_usd = serializers.DecimalField(source="capacity.monthly_usd", max_digits=20, decimal_places=2)
+    annual_usd = serializers.DecimalField(source="capacity.annual_usd", max_digits=20, decimal_places=2)
+    headroom_fraction = serializers.DecimalField(source="capacity.headroom_fraction", max_digits=7, decimal_places=4)
+    over_budget = serializers.BooleanField()
+
+
+class ServingPlanSerializer(serializers.Serializer):
+    currency = serializers.SerializerMethodField()
+    demand_output_tokens_per_s = serializers.DecimalField(max_digits=24, decimal_places=3)
+    demand_rule = serializers.CharField()
+    target_interactivity_tps_per_user = serializers.FloatField(source="ranking.target_interactivity_tps_per_user")
+    options = ServingOptionSerializer(many=True)
+    refused = ServingRefusalSerializer(source="ranking.refused", many=True)
+
+    def get_currency(self, obj) -> str:
+        return "USD"
+
+
+class ServingSeriesQuerySerializer(serializers.Serializer):
+    accelerator = serializers.IntegerField(min_value=1)
+    workload = serializers.CharField(max_length=64, help_text="An LLM workload id of the registry.")
+    price_kind = serializers.ChoiceField(choices=PriceKind.choices)
+    interactivity_tps_per_user = serializers.DecimalField(
+        max_digits=12, decimal_places=3, min_value=POSITIVE, help_text="Target tokens/s per user (1000 / TPOT ms)."
+    )
+    input_tokens_per_request = _positive("Mean input tokens per request (input/total costs).")
+    since = AsOfField(required=False)
+
+
+class ServingSeriesPointSerializer(serializers.Serializer):
+    at = serializers.DateTimeField()
+    cause = serializers.ChoiceField(choices=["run", "price"], help_text="What changed at this moment.")
+    reading = ServingRowSerializer(source="row", allow_null=True)
+    reason = serializers.CharField(help_text="Why there is no reading at this moment, when there is none.")

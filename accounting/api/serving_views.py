@@ -9,13 +9,18 @@ from rest_framework.views import APIView
 from workloads import registry
 
 from ..ranking_cache import cached
+from ..serving.planning import cost_series_at, plan
 from ..serving.points import fronts
 from ..serving.ranking import serving_ranking
 from .serving_serializers import (
     FrontSerializer,
     FrontsQuerySerializer,
+    ServingPlanRequestSerializer,
+    ServingPlanSerializer,
     ServingQuerySerializer,
     ServingRankingSerializer,
+    ServingSeriesPointSerializer,
+    ServingSeriesQuerySerializer,
 )
 
 
@@ -71,3 +76,45 @@ class ServingFrontsView(APIView):
         if error is not None:
             return error
         return Response(FrontSerializer(fronts(**params), many=True).data)
+
+
+class ServingPlanView(APIView):
+    """How many replicas serve N concurrent users at X tokens/s each (or R requests/s of L output tokens),
+    per hardware read at that speed, on each allowed cost basis, cheapest per month first."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=ServingPlanRequestSerializer, responses=ServingPlanSerializer)
+    def post(self, request):
+        form = ServingPlanRequestSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        params = form.validated_data
+        error = _llm_workload_error(params["workload"])
+        if error is not None:
+            return error
+        try:
+            result = plan(**params)
+        except ValueError as exc:
+            return Response({"non_field_errors": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(ServingPlanSerializer(result).data)
+
+
+class ServingCostSeriesView(APIView):
+    """One accelerator's cost per 1M tokens at a target interactivity, at each moment a run of the workload
+    or a price of the kind arrived (each read as of then), oldest first."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(parameters=[ServingSeriesQuerySerializer], responses=ServingSeriesPointSerializer(many=True))
+    def get(self, request):
+        form = ServingSeriesQuerySerializer(data=request.query_params)
+        form.is_valid(raise_exception=True)
+        params = form.validated_data
+        error = _llm_workload_error(params["workload"])
+        if error is not None:
+            return error
+        try:
+            series = cost_series_at(accelerator_id=params.pop("accelerator"), **params)
+        except ValueError as exc:
+            return Response({"non_field_errors": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(ServingSeriesPointSerializer(series, many=True).data)

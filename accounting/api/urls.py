@@ -3,7 +3,7 @@ from rest_framework.routers import SimpleRouter
 
 from .history_views import CostAlarmViewSet, CostSeriesView, RankingView
 from .planning_views import ComparisonView, RecommendationView
-from .serving_views import ServingFrontsView, ServingRankingView
+from .serving_views import ServingCostSeriesView, ServingFrontsView, ServingPlanView, ServingRankingView
 from .views import CostEstimateView
 
 router = SimpleRouter()
@@ -17,5 +17,7 @@ urlpatterns = [
     path("comparisons/", ComparisonView.as_view(), name="comparisons"),
     path("serving/ranking/", ServingRankingView.as_view(), name="serving-ranking"),
     path("serving/fronts/", ServingFrontsView.as_view(), name="serving-fronts"),
+    path("serving/plan/", ServingPlanView.as_view(), name="serving-plan"),
+    path("serving/cost-series/", ServingCostSeriesView.as_view(), name="serving-cost-series"),
     *router.urls,
 ]

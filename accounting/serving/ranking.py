@@ -98,6 +98,7 @@ def serving_ranking(
     backend=None,
     as_of=None,
     include_external=True,
+    accelerator_ids=None,
 ) -> ServingRanking:
     """Fronts of ``workload`` read at the target; rows by cost per 1M output tokens on ``price_kind``."""
     spec = registry.get(workload)
@@ -110,7 +111,10 @@ def serving_ranking(
     share = costing.to_decimal(utilization, "utilization")
     at = as_of or timezone.now()
     input_len = input_tokens_per_request if input_tokens_per_request is not None else spec.input_tokens_per_request
-    groups = fronts(workload=spec.id, as_of=at, include_external=include_external, precision=precision, backend=backend)
+    groups = fronts(
+        workload=spec.id, as_of=at, include_external=include_external, precision=precision, backend=backend,
+        accelerator_ids=accelerator_ids,
+    )  # fmt: skip
     targets = [] if interactivity_tps_per_user is None else [float(interactivity_tps_per_user)]
     if tpot_p99_ms is not None:
         targets.append(float(1000 / costing.to_decimal(tpot_p99_ms, "tpot_p99_ms")))

@@ -120,3 +120,70 @@ def test_it_lists_fronts_with_every_point_left_off(api, sweep, make_run):
     front = next(f for f in data if f["accelerator"]["id"] == alpha.pk)
     assert [p["interactivity_tps_per_user"] for p in front["points"]] == [10.0, 20.0, 40.0]
     assert front["excluded"][0]["reason"].startswith("no TPOT measured or bounded (offline)")
+
+
+def test_it_plans_replicas_for_concurrent_users_at_a_speed(api, sweep):
+    alpha, beta = sweep
+
+    body = api.post(
+        "/api/v1/serving/plan/",
+        {"workload": "llama3.1-8b", "price_kinds": ["cloud_on_demand"], "interactivity_tps_per_user": 20,
+         "concurrent_users": 1000, "max_utilization": "0.8"},
+        format="json",
+    )  # fmt: skip
+
+    assert body.status_code == 200, body.content
+    data = body.json()
+    # 1,000 users x 20 tok/s = 20,000 output tok/s.
+    # Beta: a replica (2 GPUs) gives 1,200 tok/s at 20 tok/s/user, 960 at 80 %: ceil(20.83) = 21 replicas,
+    #   42 accelerators x 1.80 USD/h x 730 h = 55,188.00 USD per month.
+    # Alpha: 800 tok/s per 1-GPU replica, 640 at 80 %: ceil(31.25) = 32 x 2.88 x 730 = 67,276.80 USD.
+    assert data["demand_output_tokens_per_s"] == "20000.000"
+    summary = [
+        (o["option"]["accelerator"]["id"], o["replicas"], o["accelerators"], o["monthly_usd"]) for o in data["options"]
+    ]
+    assert summary == [(beta.pk, 21, 42, "55188.00"), (alpha.pk, 32, 32, "67276.80")]
+
+
+def test_it_plans_for_requests_of_a_stated_length(api, sweep):
+    alpha, _ = sweep
+
+    data = api.post(
+        "/api/v1/serving/plan/",
+        {"workload": "llama3.1-8b", "price_kinds": ["cloud_on_demand"], "interactivity_tps_per_user": 40,
+         "requests_per_s": 2, "output_tokens_per_request": 250},
+        format="json",
+    ).json()  # fmt: skip
+
+    # 2 req/s x 250 = 500 output tok/s; only Alpha reaches 40 tok/s/user: 400 tok/s per replica, 280 at 70 %:
+    # ceil(1.79) = 2 replicas; 2 x 2.88 x 730 = 4,204.80 USD per month.
+    assert [(o["replicas"], o["monthly_usd"]) for o in data["options"]] == [(2, "4204.80")]
+    assert data["refused"][0]["reason"].startswith("target 40 tokens/s per user is above")
+
+
+def test_it_refuses_a_plan_without_a_demand(api, sweep):
+    body = api.post(
+        "/api/v1/serving/plan/",
+        {"workload": "llama3.1-8b", "price_kinds": ["cloud_on_demand"], "interactivity_tps_per_user": 20},
+        format="json",
+    )
+
+    assert body.status_code == 400 and "concurrent_users" in body.json()
+
+
+def test_it_follows_one_accelerators_cost_at_a_speed_through_a_price_change(api, sweep, make_price):
+    from datetime import UTC, datetime
+
+    alpha, _ = sweep
+    make_price(alpha, "1.44", provider="Cheaper", effective_from=datetime(2025, 6, 1, tzinfo=UTC))
+
+    data = api.get(
+        "/api/v1/serving/cost-series/",
+        {"accelerator": alpha.pk, "workload": "llama3.1-8b", "price_kind": "cloud_on_demand",
+         "interactivity_tps_per_user": 20},
+    ).json()  # fmt: skip
+
+    # 2025-01-01 price (no run yet), 2025-03-01 the run: 2.88e6 / (800 * 3600) = 1.0000, 2025-06-01 1.44: 0.5000.
+    assert [p["cause"] for p in data] == ["price", "run", "price"]
+    assert data[0]["reading"] is None and data[0]["reason"]
+    assert [p["reading"]["costs"]["cost_per_million_output_tokens_usd"] for p in data[1:]] == ["1.0000", "0.5000"]

@@ -1,0 +1,106 @@
+"""Capacity at a target interactivity, and the cost series of one accelerator read at it (reads only).
+
+Demand is output tokens/s: N concurrent users each streaming at X tokens/s need N × X (while they
+decode; prefill is in the front's measured points); R requests/s of L output tokens need R × L. Each
+front read at the target gives the replica's output tokens/s there; replicas = ceil(demand /
+(replica tokens/s × max utilization)), on every allowed cost basis, cheapest per month first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from hardware_catalog.models import Accelerator, Price
+
+from .. import policy
+from .economics import ServingCapacity, capacity_at, requests_demand, users_demand
+from .points import workload_of
+from .ranking import ServingRanking, ServingRow, serving_ranking
+
+
+@dataclass(frozen=True)
+class ServingOption:
+    row: ServingRow
+    price_kind: str
+    hourly_usd_per_accelerator: Decimal
+    capacity: ServingCapacity
+    over_budget: bool
+
+
+@dataclass(frozen=True)
+class ServingPlan:
+    demand_output_tokens_per_s: Decimal
+    demand_rule: str
+    ranking: ServingRanking
+    options: list[ServingOption]
+
+
+def plan(
+    *,
+    workload: str,
+    price_kinds: list[str],
+    interactivity_tps_per_user=None,
+    concurrent_users=None,
+    requests_per_s=None,
+    output_tokens_per_request=None,
+    max_utilization=Decimal("0.7"),
+    budget_usd_per_month=None,
+    **reading,
+) -> ServingPlan:
+    """Options to serve the demand at the target speed; ``reading`` passes SLA, utilisation, as_of… on."""
+    if concurrent_users is not None:
+        if interactivity_tps_per_user is None:
+            raise ValueError("concurrent_users needs interactivity_tps_per_user: the speed each user gets")
+        demand = users_demand(concurrent_users=concurrent_users, tokens_per_s_per_user=interactivity_tps_per_user)
+        rule = f"{concurrent_users} concurrent users x {interactivity_tps_per_user} output tokens/s each"
+    elif requests_per_s is not None and output_tokens_per_request is not None:
+        demand = requests_demand(requests_per_s=requests_per_s, output_tokens_per_request=output_tokens_per_request)
+        rule = f"{requests_per_s} requests/s x {output_tokens_per_request} output tokens per request"
+    else:
+        raise ValueError("state the demand: concurrent_users, or requests_per_s and output_tokens_per_request")
+    options, ranking = [], None
+    for kind in price_kinds:
+        ranking = serving_ranking(
+            workload=workload, price_kind=kind, interactivity_tps_per_user=interactivity_tps_per_user, **reading
+        )
+        for row in ranking.rows:
+            hourly = row.basis.hourly.total_usd_per_hour
+            size = capacity_at(
+                row.reading, demand_output_tokens_per_s=demand, hourly_usd_per_accelerator=hourly,
+                max_utilization=max_utilization,
+            )  # fmt: skip
+            over = budget_usd_per_month is not None and size.monthly_usd > budget_usd_per_month
+            options.append(ServingOption(row, kind, hourly, size, over))
+    options.sort(key=lambda o: (o.capacity.monthly_usd, str(o.row.group.accelerator), o.price_kind))
+    return ServingPlan(demand, rule, ranking, options)
+
+
+@dataclass(frozen=True)
+class SeriesPoint:
+    at: object
+    cause: str
+    row: ServingRow | None
+    reason: str
+
+
+def cost_series_at(*, accelerator_id: int, workload: str, price_kind: str, since=None, **reading) -> list[SeriesPoint]:
+    """The accelerator's cost per 1M tokens at the target, at each moment its inputs changed (a run of the
+    workload arrived, a price of the kind came into force), oldest first; each moment read as of then."""
+    runs = policy.eligible_runs(model_class=policy.LLM_CLASS, accelerator_ids=[accelerator_id], include_external=True)
+    moments = {(run.started_at, "run") for run in runs if workload_of(run) == workload}
+    priced_as = Accelerator.objects.get(pk=accelerator_id).pricing_accelerator
+    prices = Price.objects.filter(accelerator=priced_as, kind=price_kind).values_list("effective_from", flat=True)
+    moments |= {(at, "price") for at in prices}
+    series = []
+    for at, cause in sorted(moments):
+        if since is not None and at < since:
+            continue
+        ranking = serving_ranking(
+            workload=workload, price_kind=price_kind, as_of=at, accelerator_ids=[accelerator_id], **reading
+        )
+        rows = [row for row in ranking.rows if row.group.accelerator.pk == accelerator_id]
+        refusals = [r.reason for r in ranking.refused if r.group.accelerator.pk == accelerator_id]
+        reason = "; ".join(refusals) or ("" if rows else "no front of this accelerator yet")
+        series.append(SeriesPoint(at, cause, rows[0] if rows else None, reason))
+    return series
