@@ -22,6 +22,7 @@ venv: $(STAMP)
 run: venv
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py load_catalog
+	$(PY) manage.py load_published_results
 	$(PY) manage.py collectstatic --no-input -v0
 	$(PY) manage.py bench --suite quick --once
 	$(PY) manage.py demo_token --base-url http://$(HOST):$(PORT)

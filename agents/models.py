@@ -123,6 +123,49 @@ class OperatingPoint(models.Model):
         return f"batch {self.batch_size}: {self.throughput_per_s:.1f}/s, p99 {self.latency_p99_ms:.3f} ms"
 
 
+class PublishedResult(models.Model):
+    """Where an external run was published, and its published figure exactly as the result tree states it.
+
+    One per external run (written by accounting.mlperf). ``value`` is the system's figure as logged,
+    read with the submission checker's rule (``metric`` names the log key); the run's operating point
+    holds the per-accelerator figures derived from it.
+    """
+
+    run = models.OneToOneField(BenchmarkRun, on_delete=models.CASCADE, primary_key=True, related_name="published")
+    round = models.CharField(max_length=16, help_text="e.g. 'v5.1'")
+    division = models.CharField(max_length=16, help_text="closed, open or network")
+    submitter = models.CharField(max_length=128)
+    system = models.CharField(max_length=255, help_text="The system's folder name in the result tree.")
+    system_name = models.CharField(max_length=255, blank=True, help_text="The system description's system_name.")
+    system_type = models.CharField(max_length=32, blank=True, help_text="datacenter, edge or both")
+    benchmark = models.CharField(max_length=64, help_text="The benchmark folder name, as published.")
+    scenario = models.CharField(max_length=32, help_text="The scenario folder name, as published.")
+    metric = models.CharField(max_length=96, help_text="The log key the figure was read from.")
+    value = models.CharField(max_length=40, help_text="The published system figure, as logged.")
+    unit = models.CharField(max_length=16, help_text="tokens/s, samples/s or ns")
+    inferred_from = models.CharField(max_length=32, blank=True, help_text="LoadGen's scenario, when inferred.")
+    accelerator_name = models.CharField(max_length=255, help_text="The accelerator as the system description names it.")
+    accelerator_variant = models.CharField(max_length=255, blank=True, help_text="e.g. power-limited, virtualized")
+    accelerators_per_system = models.PositiveIntegerField()
+    source_path = models.CharField(max_length=512, help_text="The log read, relative to the tree's root.")
+
+    class Meta:
+        ordering = ["round", "division", "submitter", "system", "benchmark", "scenario"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["round", "division", "submitter", "system", "benchmark", "scenario"],
+                name="published_result_unique",
+            ),
+        ]
+
+    def __str__(self):
+        return f"MLPerf {self.round}, {self.submitter}, {self.system}: {self.benchmark} {self.scenario}"
+
+    @property
+    def label(self) -> str:
+        return f"MLPerf {self.round}, {self.submitter}, {self.system}"
+
+
 class QuarantinedPayload(models.Model):
     """A result that failed validation, kept whole with the reason: nothing is dropped, nothing half-written."""
 

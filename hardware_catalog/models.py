@@ -73,11 +73,16 @@ class PriceKind(models.TextChoices):
     CLOUD_ON_DEMAND = "cloud_on_demand", "Cloud on-demand"
     CLOUD_SPOT = "cloud_spot", "Cloud spot"
     CLOUD_RESERVED_1Y = "cloud_reserved_1y", "Cloud reserved (1 year)"
+    # All-in cost per accelerator-hour of owning or contracting the chip (hardware_catalog/data/tco_2026.csv).
+    OWNED_HYPERSCALER_4Y = "owned_hyperscaler_4y", "Owned by a hyperscaler (4 years, all-in)"
+    OWNED_NEOCLOUD_4Y = "owned_neocloud_4y", "Owned by a neocloud (4 years, all-in)"
+    RENTED_3Y_CONTRACT = "rented_3y_contract", "Rented on a 3-year contract (all-in)"
 
 
 class PriceUnit(models.TextChoices):
     PER_INSTANCE_HOUR = "per_instance_hour", "per instance-hour"
     PER_UNIT = "per_unit", "per unit (purchase)"
+    PER_ACCELERATOR_HOUR = "per_accelerator_hour", "per accelerator-hour (all-in)"
 
 
 class PriceQuerySet(models.QuerySet):

@@ -19,6 +19,21 @@ from .models import Accelerator, AcceleratorKind, Price, PriceKind, PriceUnit
 DATA_DIR = Path(__file__).resolve().parent / "data"
 SHIPPED_ACCELERATORS_CSV = DATA_DIR / "accelerators.csv"
 SHIPPED_PRICES_CSV = DATA_DIR / "prices.csv"
+# Loaded in this order by load_catalog; accelerators_2026.csv is the shared data's file unchanged, and
+# accelerators_mlperf.csv names the few parts published results use that no other file has.
+SHIPPED_ACCELERATOR_FILES = (
+    SHIPPED_ACCELERATORS_CSV,
+    DATA_DIR / "accelerators_2026.csv",
+    DATA_DIR / "accelerators_mlperf.csv",
+)
+# Other spellings of the spec columns (accelerators_2026.csv): column -> our column.
+_COLUMN_ALIASES = {
+    "memory_gb": "memory_gib",
+    "fp16_dense_tflops": "fp16_tflops_dense",
+    "fp8_dense_tflops": "fp8_tflops_dense",
+    "int8_dense_tops": "int8_tops_dense",
+    "tdp_w": "tdp_watts",
+}
 
 _SPEC_COLUMNS = {
     "memory_gib": "memory_gib",
@@ -77,7 +92,8 @@ def load_accelerators(path: Path = SHIPPED_ACCELERATORS_CSV) -> ImportReport:
     """Create missing accelerators and bring changed specs up to date (specs are not history; prices are)."""
     report = ImportReport()
     with open(path, newline="", encoding="utf-8") as handle, transaction.atomic():
-        for row in csv.DictReader(handle):
+        for raw in csv.DictReader(handle):
+            row = {_COLUMN_ALIASES.get(column, column): value for column, value in raw.items()}
             vcpus = _VCPU_PATTERN.search(row["model"])
             values = {
                 model_field: _optional_float(row.get(column, "")) for column, model_field in _SPEC_COLUMNS.items()
@@ -210,32 +226,37 @@ def _offering_key(price: Price) -> tuple:
 
 def import_prices(path: Path, *, default_source: str | None = None) -> ImportReport:
     """Import a price list; all rows or none. Raises CatalogImportError listing every bad row."""
-    accelerators = list(Accelerator.objects.all())
-    by_model: dict[str, list] = {}
-    for accelerator in accelerators:
-        by_model.setdefault(accelerator.model.lower(), []).append(accelerator)
-    by_vendor_model = {(a.vendor.lower(), a.model.lower()): a for a in accelerators}
-    default_source = default_source or f"imported from {Path(path).name}"
-
-    errors: list[RowError] = []
-    candidates: list[tuple[int, Price]] = []
-    first_line_of: dict[tuple, int] = {}
     with open(path, newline="", encoding="utf-8-sig") as handle:
         reader = csv.DictReader(handle)
         missing = [c for c in _PRICE_REQUIRED_COLUMNS if c not in (reader.fieldnames or [])]
         if missing:
             raise CatalogImportError([RowError(1, column, "column is missing from the header") for column in missing])
-        for line_number, row in enumerate(reader, start=2):
-            price, row_errors = _validate_price_row(row, line_number, (by_model, by_vendor_model), default_source)
-            errors.extend(row_errors)
-            if price is None:
-                continue
-            key = _offering_key(price)
-            if key in first_line_of:
-                errors.append(RowError(line_number, "effective_from", f"duplicates line {first_line_of[key]}"))
-                continue
-            first_line_of[key] = line_number
-            candidates.append((line_number, price))
+        rows = list(enumerate(reader, start=2))
+    return import_price_rows(rows, default_source=default_source or f"imported from {Path(path).name}")
+
+
+def import_price_rows(rows: list[tuple[int, dict]], *, default_source: str) -> ImportReport:
+    """Import (line number, row) pairs in prices.csv's columns; all rows or none."""
+    accelerators = list(Accelerator.objects.all())
+    by_model: dict[str, list] = {}
+    for accelerator in accelerators:
+        by_model.setdefault(accelerator.model.lower(), []).append(accelerator)
+    by_vendor_model = {(a.vendor.lower(), a.model.lower()): a for a in accelerators}
+
+    errors: list[RowError] = []
+    candidates: list[tuple[int, Price]] = []
+    first_line_of: dict[tuple, int] = {}
+    for line_number, row in rows:
+        price, row_errors = _validate_price_row(row, line_number, (by_model, by_vendor_model), default_source)
+        errors.extend(row_errors)
+        if price is None:
+            continue
+        key = _offering_key(price)
+        if key in first_line_of:
+            errors.append(RowError(line_number, "effective_from", f"duplicates line {first_line_of[key]}"))
+            continue
+        first_line_of[key] = line_number
+        candidates.append((line_number, price))
 
     report = ImportReport()
     to_create = []

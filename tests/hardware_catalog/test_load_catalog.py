@@ -20,8 +20,11 @@ def run(*args):
 
 def test_it_loads_the_shipped_catalog_and_says_what_it_added():
     out, _ = run()
-    assert "accelerators: 20 added" in out
+    assert "accelerators from accelerators.csv: 20 added" in out
+    assert "accelerators from accelerators_2026.csv: 22 added" in out
     assert "prices from prices.csv: 53 added" in out
+    assert "prices from prices_2026.csv: 62 added" in out
+    assert "prices from tco_2026.csv: 27 added" in out
     assert Accelerator.objects.count() >= 14
     h100 = Accelerator.objects.get(vendor="NVIDIA", model="H100 SXM5 80GB")
     assert (h100.memory_gib, h100.bf16_tflops_dense, h100.tdp_w) == (80, 989.5, 700)
@@ -31,8 +34,9 @@ def test_it_adds_nothing_the_second_time():
     run()
     counts = (Accelerator.objects.count(), Price.objects.count())
     out, _ = run()
-    assert "accelerators: 0 added, 0 updated, 20 unchanged" in out
+    assert "accelerators from accelerators.csv: 0 added, 0 updated, 20 unchanged" in out
     assert "prices from prices.csv: 0 added, 0 updated, 53 unchanged" in out
+    assert "prices from prices_2026.csv: 0 added, 0 updated, 62 unchanged" in out
     assert (Accelerator.objects.count(), Price.objects.count()) == counts
 
 

@@ -3,36 +3,50 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from accounting.alarms import check_regressions
-from accounting.mlperf import import_tree
-from accounting.snapshots import snapshots_for_run
+from accounting.mlperf.sources import SourceError, read_source, unique
+from accounting.mlperf.store import import_records
+
+
+def print_report(command, report, *, strict: bool) -> None:
+    """One line per reason with its count (and one example path); --strict turns any skip into an error."""
+    command.stdout.write(
+        f"{report.imported} imported, {report.already_imported} already imported, {report.skipped_count} skipped"
+    )
+    for reason, count in report.skipped.most_common():
+        command.stdout.write(f"  skipped {count:>4} x {reason}  (e.g. {report.example[reason]})")
+    if strict and report.skipped:
+        raise CommandError(f"--strict: {report.skipped_count} result(s) not importable ({len(report.skipped)} reasons)")
 
 
 class Command(BaseCommand):
-    help = "Import VALID MLPerf Inference results from a submission tree as external runs; idempotent."
+    help = (
+        "Import every published MLPerf Inference result of result trees (directories or .tar.xz archives) "
+        "as external runs, with the published figure exactly as the submission checker reads it. Idempotent."
+    )
 
     def add_arguments(self, parser):
-        parser.add_argument("path", type=Path, help="Root of the tree (holding closed/ or open/), or a division.")
-        parser.add_argument("--round", default="v4.1", help="MLPerf Inference round, for the source label.")
+        parser.add_argument("paths", nargs="+", type=Path, help="Tree roots (holding closed/, open/), or archives.")
         parser.add_argument(
-            "--published", default="2024-08-28", help="Publication date of the round (YYYY-MM-DD, UTC)."
+            "--round", help="MLPerf Inference round (e.g. v4.1) of paths whose name does not say ('..._v5.1_...')."
         )
+        parser.add_argument("--published", help="Publication date (YYYY-MM-DD, UTC); default: the round's known date.")
+        parser.add_argument("--strict", action="store_true", help="Fail when any result cannot be imported.")
 
-    def handle(self, *args, path: Path, round: str, published: str, **options):
-        if not path.is_dir():
-            raise CommandError(f"{path} is not a directory")
+    def handle(self, *args, paths, round, published, strict, **options):
+        at = None
+        if published:
+            try:
+                at = datetime.fromisoformat(published).replace(tzinfo=UTC)
+            except ValueError:
+                raise CommandError(f"--published: '{published}' is not a date (YYYY-MM-DD)") from None
+        records = []
+        for path in paths:
+            try:
+                records += read_source(path, round)
+            except SourceError as exc:
+                raise CommandError(str(exc)) from None
         try:
-            published_at = datetime.fromisoformat(published).replace(tzinfo=UTC)
-        except ValueError:
-            raise CommandError(f"--published: '{published}' is not a date (YYYY-MM-DD)") from None
-        report = import_tree(path, round_name=round, published_at=published_at)
-        for run in report.runs:
-            check_regressions(snapshots_for_run(run))
-        for where in report.imported:
-            self.stdout.write(f"imported  {where}")
-        for where, reason in report.skipped:
-            self.stdout.write(f"skipped   {where}: {reason}")
-        self.stdout.write(
-            f"{len(report.imported)} imported, {len(report.already_imported)} already imported, "
-            f"{len(report.skipped)} skipped"
-        )
+            report = import_records(unique(records), published=at)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+        print_report(self, report, strict=strict)

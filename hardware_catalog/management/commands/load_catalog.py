@@ -2,10 +2,13 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from hardware_catalog.catalog_2026 import price_rows_2026, tco_rows_2026
 from hardware_catalog.selectors import onprem_assumptions_in_force
 from hardware_catalog.services import (
+    SHIPPED_ACCELERATOR_FILES,
     SHIPPED_PRICES_CSV,
     CatalogImportError,
+    import_price_rows,
     import_prices,
     load_accelerators,
 )
@@ -24,19 +27,27 @@ class Command(BaseCommand):
 
     def handle(self, *args, prices: Path | None = None, **options):
         if prices is None:
-            accelerators = load_accelerators()
-            self._print_report("accelerators", accelerators)
+            for path in SHIPPED_ACCELERATOR_FILES:
+                self._print_report(f"accelerators from {path.name}", load_accelerators(path))
             onprem_assumptions_in_force()
-            prices = SHIPPED_PRICES_CSV
-        elif not prices.is_file():
+            self._import(SHIPPED_PRICES_CSV.name, lambda: import_prices(SHIPPED_PRICES_CSV))
+            self._import(
+                "prices_2026.csv", lambda: import_price_rows(price_rows_2026(), default_source="prices_2026.csv")
+            )
+            self._import("tco_2026.csv", lambda: import_price_rows(tco_rows_2026(), default_source="tco_2026.csv"))
+            return
+        if not prices.is_file():
             raise CommandError(f"{prices}: no such file")
+        self._import(prices.name, lambda: import_prices(prices))
+
+    def _import(self, name, load):
         try:
-            report = import_prices(prices)
+            report = load()
         except CatalogImportError as exc:
             for error in exc.errors:
-                self.stderr.write(f"{prices}: {error}")
-            raise CommandError(f"{prices}: {len(exc.errors)} bad row(s); nothing was imported") from None
-        self._print_report(f"prices from {prices.name}", report)
+                self.stderr.write(f"{name}: {error}")
+            raise CommandError(f"{name}: {len(exc.errors)} bad row(s); nothing was imported") from None
+        self._print_report(f"prices from {name}", report)
 
     def _print_report(self, what, report):
         self.stdout.write(

@@ -1,0 +1,20 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand
+
+from accounting.management.commands.import_mlperf import print_report
+from accounting.mlperf import shipped
+from accounting.mlperf.store import import_records
+
+
+class Command(BaseCommand):
+    help = "Load the published MLPerf results shipped with InferLedger (accounting/data/). Idempotent."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--file", type=Path, default=shipped.SHIPPED_RESULTS, help="A shipped results file.")
+        parser.add_argument("--strict", action="store_true", help="Fail when any result cannot be stored.")
+
+    def handle(self, *args, file, strict, **options):
+        records, sources = shipped.read(file)
+        self.stdout.write(f"published results from {file.name} ({', '.join(s['name'] for s in sources)}):")
+        print_report(self, import_records(records), strict=strict)

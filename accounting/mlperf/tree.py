@@ -1,0 +1,183 @@
+"""Read an MLCommons result tree into plain records, one per published result (Django-free).
+
+Layout (the submission rules' own, any depth above it):
+``<division>/<submitter>/systems/<system>.json`` and
+``<division>/<submitter>/results/<system>/<benchmark>/<scenario>/performance/run_1/mlperf_log_{detail,summary}.txt``.
+Folder names are kept as published (``system`` is the system's folder name). A record carries its
+provenance (round, division, submitter, system, path, metric key) and everything the store needs,
+so a record list can be shipped as data and loaded without the trees.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from . import metrics
+
+DETAIL, SUMMARY = "mlperf_log_detail.txt", "mlperf_log_summary.txt"
+DIVISIONS = ("closed", "open", "network")
+_KEY_PREFIX = ':::MLLOG {"key": "'
+_WANTED_PREFIXES = ("result_", "early_stopping_latency", "effective_", "requested_server_")
+_MLLOG = re.compile(r'^:::MLLOG \{"key": "([^"]+)", "value": (.*?), "time_ms"')
+# Keys the importer needs besides the published figure.
+_WANTED = re.compile(
+    r"^(result_.*|early_stopping_latency_.*|effective_scenario|effective_target_latency_ns|"
+    r"effective_samples_per_query|requested_server_(ttft|tpot)_latency)$"
+)
+# What the store uses besides the figure (kept in records, so the shipped file stays small).
+_KEPT = re.compile(
+    r"^(result_(samples_per_second|completed_samples_per_sec|scheduled_samples_per_sec|.*tokens_per_second|"
+    r"qps_without_loadgen_overhead|query_count|(min|max|mean)_latency_ns|(50|90|99)\.00_percentile_latency_ns|"
+    r"first_token_(50|99)\.00_percentile_latency_ns|time_per_output_token_(50|99)\.00_percentile_ns)|"
+    r"effective_target_latency_ns|effective_samples_per_query|requested_server_(ttft|tpot)_latency)$"
+)
+_SUMMARY_LINE = re.compile(r"^\s*([^:]+?)\s*:\s*(.+?)\s*$")
+_ROUND_IN_PATH = re.compile(r"v(\d+\.\d+)")
+
+
+@dataclass
+class Record:
+    """One published result; ``value`` is the published system figure exactly as logged."""
+
+    round: str
+    division: str
+    submitter: str
+    system: str
+    benchmark: str
+    scenario: str  # the scenario folder as published ('Offline', 'offline', 'Interactive' ...)
+    metric: str = ""
+    value: str = ""
+    unit: str = ""
+    inferred_from: str = ""
+    source_path: str = ""  # the log the figure was read from, relative to the tree root
+    valid: bool = True
+    system_description: dict = field(default_factory=dict)
+    figures: dict = field(default_factory=dict)  # other log keys (latencies, samples/s, bounds), as text
+    problem: str = ""  # why it cannot be read, when it cannot
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def round_from_path(path: Path) -> str | None:
+    """'v5.1' from '.../inference_results_v5.1/...' or '.../v5.1', else None."""
+    for part in reversed(Path(path).resolve().parts[-3:]):
+        match = _ROUND_IN_PATH.search(part)
+        if match:
+            return f"v{match.group(1)}"
+    return None
+
+
+def read_detail(path: Path) -> dict:
+    """The wanted keys of a detail log, each value as the text LoadGen wrote (strings unquoted)."""
+    values = {}
+    start = len(_KEY_PREFIX)
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            if not line.startswith(_KEY_PREFIX):
+                continue
+            key = line[start : line.find('"', start)]
+            if not key.startswith(_WANTED_PREFIXES) or not _WANTED.match(key):
+                continue
+            match = _MLLOG.match(line)
+            if match:
+                text = match.group(2)
+                values[key] = json.loads(text) if text.startswith('"') else text
+    return values
+
+
+def read_summary(path: Path) -> dict:
+    """A summary log as detail-log keys (metrics.SUMMARY_LABELS), values as written."""
+    labels = {}
+    for line in Path(path).read_text(encoding="utf-8", errors="replace").splitlines():
+        text = line.strip().lstrip("*").strip()
+        match = _SUMMARY_LINE.match(text)
+        if match:
+            labels.setdefault(match.group(1), match.group(2))
+    values = {}
+    for key, options in metrics.SUMMARY_LABELS.items():
+        found = next((labels[label] for label in options if label in labels), None)
+        if found is not None:
+            values[key] = found
+    if "Scenario" in labels:
+        values["effective_scenario"] = labels["Scenario"]
+    if "Result is" in labels:
+        values["result_validity"] = labels["Result is"]
+    for label, text in labels.items():
+        pct = re.match(r"^(\d+\.\d+) percentile latency \(ns\)$", label)
+        if pct:
+            values.setdefault(f"result_{pct.group(1)}_percentile_latency_ns", text)
+        elif label in ("Min latency (ns)", "Max latency (ns)", "Mean latency (ns)"):
+            values.setdefault(f"result_{label.split()[0].lower()}_latency_ns", text)
+    return values
+
+
+def _systems(submitter_dir: Path) -> dict[str, dict]:
+    systems = {}
+    for path in sorted((submitter_dir / "systems").glob("*.json")):
+        try:
+            systems[path.stem] = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            systems[path.stem] = {"_problem": f"unreadable system description {path.name}: {exc}"}
+    return systems
+
+
+def _submitter_dirs(root: Path):
+    """(division dir, submitter dir) below root (root may hold the tree, a division or be a submitter)."""
+    root = Path(root)
+    if (root / "results").is_dir():
+        yield root.parent, root
+        return
+    near = [root, *root.glob("*"), *root.glob("*/*"), *root.glob("*/*/*")]  # a division is near the root
+    for division_dir in sorted(p for p in near if p.name.lower() in DIVISIONS and p.is_dir()):
+        for submitter_dir in sorted(p for p in division_dir.iterdir() if (p / "results").is_dir()):
+            yield division_dir, submitter_dir
+
+
+def read_tree(root: Path, *, round_name: str) -> list[Record]:
+    """Every performance run of the tree as a Record (unreadable ones with ``problem`` set)."""
+    records = []
+    for division_dir, submitter_dir in _submitter_dirs(root):
+        systems = _systems(submitter_dir)
+        for run_dir in sorted(submitter_dir.glob("results/*/*/*/performance/run_1")):
+            scenario_dir = run_dir.parent.parent
+            benchmark_dir = scenario_dir.parent
+            system = benchmark_dir.parent.name
+            record = Record(
+                round=round_name, division=division_dir.name.lower(), submitter=submitter_dir.name, system=system,
+                benchmark=benchmark_dir.name, scenario=scenario_dir.name,
+                system_description=systems.get(system, {"_problem": f"no systems/{system}.json"}),
+            )  # fmt: skip
+            _read_run(record, run_dir, division_dir.parent)  # paths as in the published repository
+            records.append(record)
+    return records
+
+
+def _read_run(record: Record, run_dir: Path, base: Path) -> None:
+    detail, summary = run_dir / DETAIL, run_dir / SUMMARY
+    log = detail if detail.is_file() else summary
+    record.source_path = str(log.relative_to(base))
+    if not log.is_file():
+        record.problem = "no mlperf_log_detail.txt or mlperf_log_summary.txt"
+        return
+    values = read_detail(log) if log.name == DETAIL else read_summary(log)
+    record.valid = str(values.get("result_validity", "")).upper() == "VALID"
+    folder = metrics.scenario_from_folder(record.scenario)
+    ran = metrics.scenario_from_folder(str(values.get("effective_scenario") or record.scenario))
+    if folder is None or ran is None:
+        record.problem = f"unknown scenario '{record.scenario}'"
+        return
+    try:
+        figure = metrics.published_figure(
+            round_name=record.round, folder_scenario=folder, effective_scenario=ran, values=values
+        )
+    except metrics.MetricError as exc:
+        record.problem = str(exc)
+        return
+    record.metric, record.value, record.unit, record.inferred_from = (
+        figure.metric, figure.value, figure.unit, figure.inferred_from,
+    )  # fmt: skip
+    record.figures = {key: str(value) for key, value in values.items() if _KEPT.match(key)}
