@@ -206,6 +206,20 @@ def _point(run: BenchmarkRun, record: Record, count: int) -> OperatingPoint | No
     )  # fmt: skip
 
 
+def _settings(record: Record, variant: str) -> dict:
+    """The run's LoadGen bounds (ns) under the keys the rest of InferLedger reads, and the benchmark variant."""
+    settings = {"variant": variant or ""}
+    for key, source in (
+        ("target_latency_ns", "effective_target_latency_ns"),
+        ("server_ttft_latency", "requested_server_ttft_latency"),
+        ("server_tpot_latency", "requested_server_tpot_latency"),
+    ):
+        value = _float(record.figures, source)
+        if value:
+            settings[key] = int(value)
+    return settings
+
+
 def _backend(framework: str) -> str:
     text = framework.lower()
     if "tensorrt" in text:
@@ -272,7 +286,7 @@ def _build(record: Record, resolver: _Resolver, stored: set, published: datetime
         model_class=benchmark.workload.model_class, size="published", scenario=metrics.RUN_SCENARIOS[folder],
         backend=_backend(str(system.get("framework") or "")), precision="unspecified",
         started_at=at, finished_at=at, loadgen_valid=True, accuracy_passed=None,
-        environment=environment, settings={"variant": benchmark.variant or ""}, payload=payload,
+        environment=environment, settings=_settings(record, benchmark.variant), payload=payload,
         payload_sha256=digest,
     )  # fmt: skip
     point = _point(run, record, hardware.count)
