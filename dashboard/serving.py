@@ -47,10 +47,13 @@ def readout_table(ranking) -> Table:
     def costs(row):
         return row.basis.costs
 
+    def at(point):
+        return f"{point.label} ({point.interactivity_tps_per_user:.2f} tok/s per user)"
+
     def between(row):
         if row.reading.exact:
-            return f"measured: {row.reading.lower.label}"
-        return f"{row.reading.lower.label} ↔ {row.reading.upper.label}"
+            return f"measured: {at(row.reading.lower)}"
+        return f"{at(row.reading.lower)} ↔ {at(row.reading.upper)}"
 
     def energy(row):
         if row.energy is None:
@@ -106,7 +109,8 @@ def serving(request):
         )  # fmt: skip
         tables = [readout_table(ranking), refused_table(ranking)]
         chart = figures.render(serving_figures.serving_fronts(ranking), "serving-chart", height=560)
-        context.update({"ranking": ranking, "chart": chart})
+        missing_total = any(row.basis.costs.total_usd_per_million is None for row in ranking.rows)
+        context.update({"ranking": ranking, "chart": chart, "missing_total": missing_total})
     export = export_or_none(request, tables, filename_prefix=f"serving-{workload}")
     if export is not None:
         return export

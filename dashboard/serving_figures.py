@@ -4,6 +4,8 @@ two measured points the interpolation used). Data in, `go.Figure` out; no databa
 
 import plotly.graph_objects as go
 
+from accounting.serving.front import front_curve
+
 from .figures import LAYOUT
 
 PALETTE = ("#3a6ea5", "#c8553d", "#5b8c5a", "#e0a030", "#7a4fa0", "#2a9d8f", "#8c564b", "#d6589f", "#6c757d")
@@ -51,11 +53,15 @@ def serving_fronts(ranking) -> go.Figure:
     colors = {}
     for index, group in enumerate(g for g in ranking.fronts if g.front.points):
         color = colors[group.label] = PALETTE[index % len(PALETTE)]
-        points = group.front.points
+        points, curve = group.front.points, front_curve(group.front)
+        fig.add_scatter(
+            x=[x for x, _ in curve], y=[y for _, y in curve], mode="lines", name=group.label,
+            legendgroup=group.label, line={"color": color}, hoverinfo="skip",
+        )  # fmt: skip
         fig.add_scatter(
             x=[p.interactivity_tps_per_user for p in points], y=[p.output_tokens_per_s_per_accelerator for p in points],
-            mode="lines+markers", name=group.label, legendgroup=group.label, line={"color": color},
-            hovertext=[_point_hover(p) for p in points], hoverinfo="text",
+            mode="markers", name=f"{group.label}: measured points", legendgroup=group.label, showlegend=False,
+            marker={"color": color, "size": 8}, hovertext=[_point_hover(p) for p in points], hoverinfo="text",
         )  # fmt: skip
         off = [(p, why) for p, why in group.front.excluded if p.interactivity_tps_per_user is not None]
         if off:

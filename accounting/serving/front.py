@@ -247,3 +247,14 @@ def best_covered_target(fronts: Iterable[Front]) -> float | None:
     if not candidates:
         return None
     return max(candidates, key=lambda x: (sum(low <= x <= high for low, high in ranges), -x))
+
+
+def front_curve(front: Front, *, samples: int = 60) -> list[tuple[float, float]]:
+    """The front as the reading sees it: the PCHIP curve through its points, for drawing."""
+    if len(front.points) < 2:
+        return [(p.interactivity_tps_per_user, p.output_tokens_per_s_per_accelerator) for p in front.points]
+    measured = {p.interactivity_tps_per_user: p.output_tokens_per_s_per_accelerator for p in front.points}
+    xs = list(measured)
+    curve = PchipInterpolator(xs, list(measured.values()))
+    grid = sorted({*xs, *(xs[0] + (xs[-1] - xs[0]) * i / (samples - 1) for i in range(1, samples - 1))})
+    return [(x, measured[x] if x in measured else float(curve(x))) for x in grid]

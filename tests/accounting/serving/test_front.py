@@ -7,6 +7,7 @@ from accounting.serving.front import (
     Refused,
     ServingPoint,
     best_covered_target,
+    front_curve,
     pareto_front,
     read_at_interactivity,
     read_at_sla,
@@ -153,3 +154,14 @@ def test_it_defaults_to_the_target_most_fronts_can_be_read_at():
     # Ends: 5, 20 (A..C), 8, 25 (E..F), 50. Covered by two fronts: 8 and 20; the slower wins.
     assert best_covered_target([pareto_front([A, B, C]), other, lone]) == 8.0
     assert best_covered_target([pareto_front([OFFLINE])]) is None
+
+
+def test_it_draws_the_curve_it_reads_from():
+    front = pareto_front([A, B, C])
+
+    curve = front_curve(front, samples=11)
+
+    assert curve[0] == (5.0, 1000.0) and curve[-1] == (20.0, 200.0)
+    assert (10.0, 800.0) in curve  # measured points lie on it
+    for x, y in curve:  # the drawn curve is the one the readings come from
+        assert y == pytest.approx(read_at_interactivity(front, x).output_tokens_per_s_per_accelerator, rel=1e-12)
