@@ -16,7 +16,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVER_URL = os.environ.get("BENCH_SERVER_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
-MODEL_CLASSES = {"cv-classification": "resnet50", "encoder": "bert", "llm-decoder": "llama", "tabular": "risk-mlp"}
+# Each class's reference workload as the harness runs it, by registry id (the name every answer is keyed by).
+MODEL_CLASSES = {
+    "cv-classification": "resnet50",
+    "encoder": "bert-large-99",
+    "llm-decoder": "llama3.1-8b",
+    "tabular": "risk-mlp",
+}
 
 
 def database_url(name: str) -> str:

@@ -58,3 +58,17 @@ def test_it_refuses_a_reference_the_host_cannot_hold_with_the_memory_it_needs(ca
     assert "0 runs stored, 3 skipped, 0 quarantined" in text
     assert "skipped dlrm-v2-99 single-stream eager/fp32: dlrm-v2-99 needs 209.2 GB of host memory" in text
     assert BenchmarkRun.objects.count() == 0
+
+
+def test_it_narrows_to_a_scenario_and_overrides_the_rounds(catalog, tmp_path, monkeypatch):
+    from agents.harness.scenarios import settings as harness_settings
+
+    short = harness_settings.preset("quick").with_(min_duration_ms=200, warmup_queries=2, offline_batch_sizes=(4,))
+    monkeypatch.setitem(harness_settings.PRESETS, "quick", short)
+    call_command(
+        "bench", "--workload", "tabular-tiny", "--scenario", "offline", "--rounds", "1", "--min-query-count", "16",
+        "--backend", "eager", "--precision", "fp32", "--out", str(tmp_path), stdout=StringIO(),
+    )  # fmt: skip
+    run = BenchmarkRun.objects.get()
+    assert (run.workload_name, run.scenario) == ("tabular-tiny", "offline")
+    assert (run.settings["rounds"], run.settings["min_query_count"]) == (1, 16)

@@ -70,3 +70,10 @@ def test_every_reference_the_harness_runs_states_its_parameter_count():
     for workload in workloads.all_workloads(include_smoke_tests=False):
         if workload.harness is not None:
             assert workload.parameter_count, workload.id
+
+
+def test_the_benchmark_seed_names_its_runs_by_registry_id():
+    from benchmarks.seeding import MODEL_CLASSES
+
+    for model_class, workload_id in MODEL_CLASSES.items():
+        assert workloads.for_harness(model_class, "reference").id == workload_id

@@ -1,3 +1,4 @@
+import dataclasses
 import socket
 import tempfile
 from datetime import UTC, datetime
@@ -65,6 +66,10 @@ class Command(BaseCommand):
         parser.add_argument(
             "--scenario", action="append", choices=SCENARIOS, help="Scenario (repeatable); default all three."
         )
+        parser.add_argument(
+            "--rounds", type=int, help="Rounds per point (default the suite's; 1 for a slow reference on a CPU)."
+        )
+        parser.add_argument("--min-query-count", type=int, help="LoadGen's minimum queries per point.")
         parser.add_argument("--backend", action="append", help="Backend (repeatable); default the suite's.")
         parser.add_argument("--precision", action="append", help="Precision (repeatable); default the suite's.")
         parser.add_argument(
@@ -77,6 +82,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, suite, workload, backend, precision, out, once=False, size=None, scenario=None, **options):
+        overrides = {"rounds": options.get("rounds"), "min_query_count": options.get("min_query_count")}
+        overrides = {name: value for name, value in overrides.items() if value is not None}
         if once and _already_measured(suite):
             self.stdout.write(
                 f"This host already has {suite}-suite results; skipping (run `manage.py bench` to re-measure)."
@@ -86,7 +93,14 @@ class Command(BaseCommand):
             items = plan_suite(suite, workloads=workload, backends=backend, precisions=precision, sizes=size)
         except ValueError as exc:
             raise CommandError(str(exc)) from None
-        items = [item for item in items if not scenario or item.scenario in scenario]
+        try:
+            items = [
+                dataclasses.replace(item, settings=item.settings.with_(**overrides))
+                for item in items
+                if not scenario or item.scenario in scenario
+            ]
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
         if not items:
             raise CommandError("nothing to run: the filters matched no suite item")
         out = out or _default_out_dir()
