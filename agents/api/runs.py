@@ -3,7 +3,7 @@
 import django_filters
 from rest_framework import serializers, viewsets
 
-from ..models import BenchmarkRun, OperatingPoint
+from ..models import BenchmarkRun, OperatingPoint, PublishedResult
 
 
 class RunFilterSet(django_filters.FilterSet):
@@ -45,9 +45,22 @@ class OperatingPointSerializer(serializers.ModelSerializer):
         ]  # fmt: skip
 
 
+class PublishedResultSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = PublishedResult
+        fields = [
+            "round", "division", "submitter", "system", "system_name", "system_type", "benchmark", "scenario",
+            "metric", "value", "unit", "inferred_from", "accelerator_name", "accelerator_variant",
+            "accelerators_per_system", "source_path",
+        ]  # fmt: skip
+
+
 class RunSerializer(serializers.ModelSerializer):
     accelerator_name = serializers.StringRelatedField(source="accelerator")
     points = OperatingPointSerializer(many=True, read_only=True)
+    published = PublishedResultSerializer(
+        read_only=True, allow_null=True, help_text="Where a published (external) run was published; null if measured."
+    )
 
     class Meta:
         model = BenchmarkRun
@@ -55,14 +68,14 @@ class RunSerializer(serializers.ModelSerializer):
             "id", "origin", "external_source", "job", "agent", "accelerator", "accelerator_name", "accelerator_count",
             "device_name", "workload_name", "model_class", "size", "scenario", "backend", "precision",
             "parameters", "flops_per_inference", "weight_bytes", "started_at", "finished_at", "loadgen_valid",
-            "accuracy_passed", "accuracy", "environment", "settings", "telemetry", "ingested_at", "points",
+            "accuracy_passed", "accuracy", "environment", "settings", "telemetry", "ingested_at", "published", "points",
         ]  # fmt: skip
 
 
 class RunViewSet(viewsets.ReadOnlyModelViewSet):
     """Benchmark runs with their operating points; filter by workload, backend, precision, accelerator …"""
 
-    queryset = BenchmarkRun.objects.select_related("accelerator").prefetch_related("points")
+    queryset = BenchmarkRun.objects.select_related("accelerator", "published").prefetch_related("points")
     serializer_class = RunSerializer
     filterset_class = RunFilterSet
     ordering_fields = ["started_at", "ingested_at"]

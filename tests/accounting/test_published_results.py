@@ -201,3 +201,13 @@ def test_the_shipped_file_loads_idempotently_and_agrees_with_the_trees(full_cata
     _import()
     for result in PublishedResult.objects.exclude(round="v4.1", submitter="Dell"):
         assert shipped[(result.round, result.source_path)] == (result.metric, result.value, result.unit)
+
+
+def test_the_runs_api_names_where_a_published_run_was_published(full_catalog, api):
+    _import()
+    body = api.get("/api/v1/runs/", {"origin": "external", "workload": "gptj-99"}).json()
+    rows = body["results"] if isinstance(body, dict) else body
+    published = {row["published"]["scenario"]: row["published"] for row in rows}
+    assert published["Server"]["metric"] == "result_inferred_completed_tokens_per_second"
+    assert (published["Server"]["round"], published["Server"]["submitter"]) == ("v4.1", "Intel")
+    assert all(row["origin"] == "external" for row in rows)
