@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from . import metrics
@@ -59,7 +59,10 @@ class Record:
     problem: str = ""  # why it cannot be read, when it cannot
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        return {name: getattr(self, name) for name in _RECORD_FIELDS}
+
+
+_RECORD_FIELDS = tuple(f.name for f in fields(Record))
 
 
 def round_from_path(path: Path) -> str | None:

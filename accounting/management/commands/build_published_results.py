@@ -18,6 +18,7 @@ DEFAULT_SOURCES = (
 
 
 class Command(BaseCommand):
+    requires_system_checks = []  # a data command: skip URL/API checks (they import the whole web stack)
     help = (
         "Rebuild accounting/data/mlperf_published.json.gz from MLPerf result trees "
         "(repeatable: the same trees give the same bytes)."

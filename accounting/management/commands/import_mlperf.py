@@ -19,6 +19,7 @@ def print_report(command, report, *, strict: bool) -> None:
 
 
 class Command(BaseCommand):
+    requires_system_checks = []  # a data command: skip URL/API checks (they import the whole web stack)
     help = (
         "Import every published MLPerf Inference result of result trees (directories or .tar.xz archives) "
         "as external runs, with the published figure exactly as the submission checker reads it. Idempotent."

@@ -8,6 +8,7 @@ from accounting.mlperf.store import import_records
 
 
 class Command(BaseCommand):
+    requires_system_checks = []  # a data command: skip URL/API checks (they import the whole web stack)
     help = "Load the published MLPerf results shipped with InferLedger (accounting/data/). Idempotent."
 
     def add_arguments(self, parser):

@@ -8,6 +8,7 @@ from agents.models import PublishedResult
 
 
 class Command(BaseCommand):
+    requires_system_checks = []  # a data command: skip URL/API checks (they import the whole web stack)
     help = "List the stored published results; --csv writes one row per result (the published figure unchanged)."
 
     def add_arguments(self, parser):
