@@ -206,6 +206,13 @@ def _point(run: BenchmarkRun, record: Record, count: int) -> OperatingPoint | No
     )  # fmt: skip
 
 
+def _run_scenario(folder: str, variant: str) -> str:
+    """'interactive' for an Interactive folder and for a Server run of an '-interactive' benchmark (v5.0 naming)."""
+    if folder == metrics.SERVER and variant == "interactive":
+        return metrics.RUN_SCENARIOS[metrics.INTERACTIVE]
+    return metrics.RUN_SCENARIOS[folder]
+
+
 def _settings(record: Record, variant: str) -> dict:
     """The run's LoadGen bounds (ns) under the keys the rest of InferLedger reads, and the benchmark variant."""
     settings = {"variant": variant or ""}
@@ -262,9 +269,9 @@ def _build(record: Record, resolver: _Resolver, stored: set, published: datetime
     if not record.valid:
         return "result is not VALID", None
     try:
-        benchmark = workloads.published_benchmark(record.benchmark)
+        benchmark = workloads.published_benchmark(record.mapped_benchmark or record.benchmark)
     except workloads.UnknownWorkload:
-        return f"benchmark '{record.benchmark}' maps to no registered workload", None
+        return f"benchmark '{record.mapped_benchmark or record.benchmark}' maps to no registered workload", None
     system = record.system_description
     if system.get("_problem"):
         return system["_problem"], None
@@ -283,7 +290,7 @@ def _build(record: Record, resolver: _Resolver, stored: set, published: datetime
         external_source=f"MLPerf {record.round}, {record.submitter}, {record.system}"[:255],
         accelerator=hardware.accelerator, accelerator_count=hardware.count,
         device_name=hardware.name[:255], workload_name=benchmark.workload.id,
-        model_class=benchmark.workload.model_class, size="published", scenario=metrics.RUN_SCENARIOS[folder],
+        model_class=benchmark.workload.model_class, size="published", scenario=_run_scenario(folder, benchmark.variant),
         backend=_backend(str(system.get("framework") or "")), precision="unspecified",
         started_at=at, finished_at=at, loadgen_valid=True, accuracy_passed=None,
         environment=environment, settings=_settings(record, benchmark.variant), payload=payload,

@@ -48,6 +48,7 @@ class Record:
     system: str
     benchmark: str
     scenario: str  # the scenario folder as published ('Offline', 'offline', 'Interactive' ...)
+    mapped_benchmark: str = ""  # the official benchmark an open-division folder name maps to (model_mapping.json)
     metric: str = ""
     value: str = ""
     unit: str = ""
@@ -128,6 +129,17 @@ def _systems(submitter_dir: Path) -> dict[str, dict]:
     return systems
 
 
+def _model_mapping(submitter_dir: Path) -> dict:
+    """Open-division submitters name their models freely and map them to the official benchmark in
+    ``<division>/<submitter>/model_mapping.json`` (as the submission checker reads it)."""
+    path = submitter_dir / "model_mapping.json"
+    try:
+        mapping = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (OSError, ValueError):
+        return {}
+    return mapping if isinstance(mapping, dict) else {}
+
+
 def _submitter_dirs(root: Path):
     """(division dir, submitter dir) below root (root may hold the tree, a division or be a submitter)."""
     root = Path(root)
@@ -145,6 +157,7 @@ def read_tree(root: Path, *, round_name: str) -> list[Record]:
     records = []
     for division_dir, submitter_dir in _submitter_dirs(root):
         systems = _systems(submitter_dir)
+        mapping = _model_mapping(submitter_dir)
         for run_dir in sorted(submitter_dir.glob("results/*/*/*/performance/run_1")):
             scenario_dir = run_dir.parent.parent
             benchmark_dir = scenario_dir.parent
@@ -152,6 +165,7 @@ def read_tree(root: Path, *, round_name: str) -> list[Record]:
             record = Record(
                 round=round_name, division=division_dir.name.lower(), submitter=submitter_dir.name, system=system,
                 benchmark=benchmark_dir.name, scenario=scenario_dir.name,
+                mapped_benchmark=str(mapping.get(benchmark_dir.name) or ""),
                 system_description=systems.get(system, {"_problem": f"no systems/{system}.json"}),
             )  # fmt: skip
             _read_run(record, run_dir, division_dir.parent)  # paths as in the published repository

@@ -211,3 +211,19 @@ def test_the_runs_api_names_where_a_published_run_was_published(full_catalog, ap
     assert published["Server"]["metric"] == "result_inferred_completed_tokens_per_second"
     assert (published["Server"]["round"], published["Server"]["submitter"]) == ("v4.1", "Intel")
     assert all(row["origin"] == "external" for row in rows)
+
+
+def test_open_division_names_mapped_by_the_submitter_and_interactive_benchmark_names(full_catalog, tmp_path):
+    tree = tmp_path / "inference_results_v5.1"
+    shutil.copytree(V51 / "closed" / "NVIDIA", tree / "open" / "NVIDIA")
+    results = tree / "open/NVIDIA/results/B200-SXM-180GBx8_TRT"
+    (results / "deepseek-r1").rename(results / "deepseek-r1-fp4-pruned")
+    (tree / "open/NVIDIA/model_mapping.json").write_text('{"deepseek-r1-fp4-pruned": "deepseek-r1"}')
+    (results / "llama3.1-405b-interactive").mkdir()
+    (results / "llama3.1-405b/Interactive").rename(results / "llama3.1-405b-interactive/Server")
+
+    assert "3 imported, 0 already imported, 0 skipped" in _run("import_mlperf", str(tree))
+    mapped = PublishedResult.objects.get(benchmark="deepseek-r1-fp4-pruned")
+    assert (mapped.division, mapped.run.workload_name, mapped.run.scenario) == ("open", "deepseek-r1", "server")
+    interactive = PublishedResult.objects.get(benchmark="llama3.1-405b-interactive")
+    assert (interactive.run.workload_name, interactive.run.scenario) == ("llama3.1-405b", "interactive")
