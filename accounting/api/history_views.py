@@ -1,6 +1,12 @@
 """Rankings, cost series and alarms: thin views over accounting.selectors and accounting.alarms."""
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.permissions import IsAdminUser, IsAuthenticated
@@ -19,6 +25,14 @@ from .ranking_serializers import (
     RankingSerializer,
 )
 from .renderers import RankingCSVRenderer
+from .serving_serializers import ServingQuerySerializer, ServingRankingSerializer
+from .serving_views import serving_ranking_response
+
+INTERACTIVITY_PARAMETER = OpenApiParameter(
+    "interactivity_tps_per_user", float, required=False,
+    description="LLM workloads: read each Pareto front at this many output tokens/s per user and answer with "
+    "costs per 1M output/input/total tokens (the parameters of /api/v1/serving/ranking/ then apply).",
+)  # fmt: skip
 
 
 class RankingView(APIView):
@@ -31,8 +45,19 @@ class RankingView(APIView):
     permission_classes = [IsAuthenticated]
     renderer_classes = [JSONRenderer, BrowsableAPIRenderer, RankingCSVRenderer]
 
-    @extend_schema(parameters=[RankingQuerySerializer], responses=RankingSerializer)
+    @extend_schema(
+        parameters=[RankingQuerySerializer, INTERACTIVITY_PARAMETER],
+        responses=PolymorphicProxySerializer(
+            component_name="RankingOrServingRanking",
+            serializers=[RankingSerializer, ServingRankingSerializer],
+            resource_type_field_name=None,
+        ),
+    )
     def get(self, request):
+        if "interactivity_tps_per_user" in request.query_params:
+            serving = ServingQuerySerializer(data=request.query_params)
+            serving.is_valid(raise_exception=True)
+            return serving_ranking_response(request, serving.validated_data)
         form = RankingQuerySerializer(data=request.query_params)
         form.is_valid(raise_exception=True)
         params = form.validated_data

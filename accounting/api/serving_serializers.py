@@ -56,6 +56,7 @@ class ServingPointSerializer(serializers.Serializer):
     label = serializers.CharField()
     run = serializers.UUIDField(source="extra.point.run_id")
     point = serializers.IntegerField(source="extra.point.pk")
+    runs = serializers.SerializerMethodField(help_text="Every run behind the point (several when runs were combined).")
     scenario = serializers.CharField()
     interactivity_tps_per_user = serializers.FloatField(allow_null=True)
     interactivity_source = serializers.CharField(allow_null=True)
@@ -63,6 +64,9 @@ class ServingPointSerializer(serializers.Serializer):
     ttft_p99_ms = serializers.FloatField(allow_null=True)
     output_tokens_per_s_per_accelerator = serializers.FloatField()
     accelerators_per_replica = serializers.IntegerField()
+
+    def get_runs(self, obj) -> list[str]:
+        return [str(extra["point"].run_id) for extra in obj.extra.get("runs") or [obj.extra]]
 
 
 class ExcludedPointSerializer(serializers.Serializer):

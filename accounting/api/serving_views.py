@@ -3,6 +3,7 @@
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.permissions import IsAuthenticated
+from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -12,6 +13,7 @@ from ..ranking_cache import cached
 from ..serving.planning import cost_series_at, plan
 from ..serving.points import fronts
 from ..serving.ranking import serving_ranking
+from .serving_renderers import ServingRankingCSVRenderer
 from .serving_serializers import (
     FrontSerializer,
     FrontsQuerySerializer,
@@ -35,8 +37,10 @@ def _llm_workload_error(workload_id: str) -> Response | None:
     return None
 
 
-def serving_ranking_response(params: dict) -> Response:
+def serving_ranking_response(request, params: dict) -> Response:
     """The ranking at a target interactivity, cached like every ranking (shared by /rankings/)."""
+    if request.accepted_renderer.format == "csv":
+        request.accepted_renderer = ServingRankingCSVRenderer()
     error = _llm_workload_error(params["workload"])
     if error is not None:
         return error
@@ -44,21 +48,25 @@ def serving_ranking_response(params: dict) -> Response:
         data = cached({"serving": True, **params}, lambda: ServingRankingSerializer(serving_ranking(**params)).data)
     except ValueError as exc:
         return Response({"non_field_errors": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
-    return Response(data)
+    response = Response(data)
+    if request.accepted_renderer.format == "csv":
+        response["Content-Disposition"] = f'attachment; filename="serving-ranking-{params["workload"]}.csv"'
+    return response
 
 
 class ServingRankingView(APIView):
     """LLM hardware by cost per 1M output tokens at a target interactivity (tokens/s per user), read along
     each front by monotone interpolation; each row names the two measured points it lies between, and
-    fronts that do not reach the target are listed under `refused` with the reason."""
+    fronts that do not reach the target are listed under `refused` with the reason. `?format=csv` for finance."""
 
     permission_classes = [IsAuthenticated]
+    renderer_classes = [JSONRenderer, BrowsableAPIRenderer, ServingRankingCSVRenderer]
 
     @extend_schema(parameters=[ServingQuerySerializer], responses=ServingRankingSerializer)
     def get(self, request):
         form = ServingQuerySerializer(data=request.query_params)
         form.is_valid(raise_exception=True)
-        return serving_ranking_response(form.validated_data)
+        return serving_ranking_response(request, form.validated_data)
 
 
 class ServingFrontsView(APIView):

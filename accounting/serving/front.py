@@ -20,6 +20,7 @@ rankings, recommendations, cost series and the dashboard.
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -165,7 +166,9 @@ class FrontReading:
 INTERPOLATION_METHOD = "scipy.interpolate.PchipInterpolator along the Pareto front (monotone; no extrapolation)"
 INTERVAL_METHOD = (
     "range (min-max) of each front point's per-round or per-run figures, read along the same PCHIP "
-    "interpolation at the target; points measured once count at their single figure"
+    "interpolation at the target; points measured once count at their single figure. Runs of one point: "
+    "the harness's rounds, or published results of the same system design, round and scenario from "
+    "several submitters (the point is their median throughput and median TPOT p99)"
 )
 
 
@@ -258,3 +261,41 @@ def front_curve(front: Front, *, samples: int = 60) -> list[tuple[float, float]]
     curve = PchipInterpolator(xs, list(measured.values()))
     grid = sorted({*xs, *(xs[0] + (xs[-1] - xs[0]) * i / (samples - 1) for i in range(1, samples - 1))})
     return [(x, measured[x] if x in measured else float(curve(x))) for x in grid]
+
+
+def combine_runs(points: list[ServingPoint], *, key: str, label: str) -> ServingPoint:
+    """Several runs of one point (same system, software and scenario) as one point: the median output
+    tokens/s and median TPOT p99, the worst TTFT p99, every run's figure kept for the interval."""
+    first = points[0]
+    if len(points) == 1:
+        return first
+    if len({p.accelerators_per_replica for p in points}) != 1:
+        raise ValueError("runs of one point must share the replica's accelerator count")
+    tpots = [p.tpot_ms for p in points]
+    measured = all(p.interactivity_source == InteractivitySource.MEASURED_TPOT_P99 for p in points)
+    ttfts = [p.ttft_p99_ms for p in points]
+    powers = [p.power_w for p in points]
+    values = tuple(v for p in points for v in (p.output_tokens_per_s_values or (p.output_tokens_per_s,)))
+    return ServingPoint(
+        key=key,
+        label=label,
+        output_tokens_per_s=statistics.median(p.output_tokens_per_s for p in points),
+        accelerators_per_replica=first.accelerators_per_replica,
+        tpot_ms=None if None in tpots else statistics.median(tpots),
+        interactivity_source=None
+        if None in tpots
+        else (InteractivitySource.MEASURED_TPOT_P99 if measured else InteractivitySource.TPOT_BOUND),
+        ttft_p99_ms=None if None in ttfts else max(ttfts),
+        scenario=first.scenario,
+        output_tokens_per_s_values=values,
+        power_w=None if None in powers else statistics.median(powers),
+        extra={**first.extra, **_median_lengths(points), "runs": [p.extra for p in points]},
+    )
+
+
+def _median_lengths(points: list[ServingPoint]) -> dict:
+    lengths = {}
+    for name in ("input_tokens_per_request", "output_tokens_per_request"):
+        found = [p.extra.get(name) for p in points]
+        lengths[name] = None if None in found else statistics.median(found)
+    return lengths

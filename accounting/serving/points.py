@@ -16,7 +16,7 @@ from hardware_catalog.models import Accelerator
 from workloads import registry
 
 from .. import policy
-from .front import Front, InteractivitySource, ServingPoint, pareto_front
+from .front import Front, InteractivitySource, ServingPoint, combine_runs, pareto_front
 
 # Where LoadGen's requested TPOT bound sits in a run's settings (summary and detail log spellings).
 _TPOT_BOUND_KEYS_NS = ("tpot_latency (ns)", "server_tpot_latency", "tpot_latency_ns", "tpot_latency")
@@ -142,7 +142,7 @@ def fronts(
         model_class=policy.LLM_CLASS, as_of=as_of, include_external=include_external, precision=precision,
         backend=backend, accelerator_ids=accelerator_ids,
     )  # fmt: skip
-    runs = [run for run in runs.select_related("accelerator", "agent") if workload_of(run) == workload]
+    runs = [run for run in runs.select_related("accelerator", "agent", "published") if workload_of(run) == workload]
     latest: dict[tuple, BenchmarkRun] = {}
     for run in sorted(runs, key=lambda r: (r.started_at, str(r.pk)), reverse=True):
         if run.origin == RunOrigin.EXTERNAL:
@@ -150,15 +150,42 @@ def fronts(
         else:
             latest.setdefault((run.accelerator_id, run.backend, run.precision, run.scenario), run)
     chosen = {run.pk: run for run in latest.values()}
-    groups: dict[tuple, list[ServingPoint]] = {}
-    for point in OperatingPoint.objects.filter(run_id__in=chosen).order_by("run_id", "index"):
+    groups: dict[tuple, dict[tuple, list[ServingPoint]]] = {}
+    points = (
+        OperatingPoint.objects.filter(run_id__in=chosen).select_related("run__published").order_by("run_id", "index")
+    )
+    for point in points:
         run = chosen[point.run_id]
         serving = serving_point(point, run)
         if serving is not None:
-            groups.setdefault((run.accelerator_id, run.backend, run.precision, run.origin), []).append(serving)
+            group = groups.setdefault((run.accelerator_id, run.backend, run.precision, run.origin), {})
+            group.setdefault(_repeat_key(run, point, serving), []).append(serving)
     accelerators = {run.accelerator_id: run.accelerator for run in chosen.values()}
     result = [
-        FrontGroup(accelerators[acc], backend_, precision_, origin, pareto_front(points))
-        for (acc, backend_, precision_, origin), points in groups.items()
+        FrontGroup(accelerators[acc], backend_, precision_, origin, pareto_front(_combined(repeats)))
+        for (acc, backend_, precision_, origin), repeats in groups.items()
     ]
     return sorted(result, key=lambda g: (str(g.accelerator), g.backend, g.precision, g.origin))
+
+
+def _repeat_key(run: BenchmarkRun, point: OperatingPoint, serving: ServingPoint) -> tuple:
+    """Published results of one system design in one round and scenario, from several submitters, are
+    runs of one point; everything else is a point of its own."""
+    published = getattr(run, "published", None) if run.origin == RunOrigin.EXTERNAL else None
+    if published is None or serving.tpot_ms is None:
+        return ("point", serving.key)
+    return ("published", published.round, published.system, run.scenario, serving.accelerators_per_replica)
+
+
+def _combined(repeats: dict[tuple, list[ServingPoint]]) -> list[ServingPoint]:
+    combined = []
+    for key, points in repeats.items():
+        if len(points) == 1:
+            combined.append(points[0])
+            continue
+        _, round_name, system, scenario, _ = key
+        submitters = ", ".join(sorted({p.extra["point"].run.published.submitter for p in points}))
+        label = f"MLPerf {round_name}, {system} ({submitters}: {len(points)} runs), {scenario}"
+        runs = ",".join(sorted(str(p.extra["point"].run_id) for p in points))
+        combined.append(combine_runs(points, key=f"runs {runs} point 0", label=label))
+    return combined

@@ -7,6 +7,7 @@ from accounting.serving.front import (
     Refused,
     ServingPoint,
     best_covered_target,
+    combine_runs,
     front_curve,
     pareto_front,
     read_at_interactivity,
@@ -165,3 +166,15 @@ def test_it_draws_the_curve_it_reads_from():
     assert (10.0, 800.0) in curve  # measured points lie on it
     for x, y in curve:  # the drawn curve is the one the readings come from
         assert y == pytest.approx(read_at_interactivity(front, x).output_tokens_per_s_per_accelerator, rel=1e-12)
+
+
+def test_it_combines_several_runs_of_one_point_into_their_medians_and_range():
+    runs = [point("R1", 100.0, 6000.0), point("R2", 125.0, 6800.0), point("R3", 80.0, 6400.0, ttft_p99_ms=900.0)]
+
+    combined = combine_runs(runs, key="runs R1,R2,R3", label="system X (3 runs)")
+
+    assert combined.output_tokens_per_s == 6400.0  # median of 6000, 6800, 6400
+    assert combined.tpot_ms == 100.0  # median of 100, 125, 80 ms
+    assert combined.ttft_p99_ms == 900.0  # the worst run's
+    assert combined.interval_per_accelerator == (750.0, 850.0)  # 6000 / 8 .. 6800 / 8
+    assert combined.interactivity_source == InteractivitySource.MEASURED_TPOT_P99
