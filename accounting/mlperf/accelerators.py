@@ -45,6 +45,7 @@ _VARIANT_PATTERNS = (
 )
 _MEMORY_TYPE = re.compile(r"^(hbm\d?e?|gddr\d+x?|lpddr\d+x?|ddr\d)$")
 _MEMORY = re.compile(r"^(\d+(?:\.\d+)?)(gb|g|gib|gi)$")
+_COUNT_WORD = re.compile(r"^(x|x\d+|\d+x)$")  # "x 8", "x8", "8x": a count of parts, not a model
 _ORDINAL = re.compile(r"^\d+(st|nd|rd|th)$")
 _COUNT_SUFFIX = re.compile(r"\(\s*x\s*(\d+)\s*\)", re.IGNORECASE)
 
@@ -71,8 +72,15 @@ def _words(name: str) -> list[str]:
 
 def parse_name(name: str) -> ParsedName:
     model, variants, memory, form = set(), [], None, None
+    previous = None  # the last model word, while the next word may still be its number
     for word in _words(name):
-        if word in _NOISE or _MEMORY_TYPE.match(word):
+        if previous and word.isdigit() and len(word) < 3:
+            model.discard(previous)  # "Gaudi 2" is one model word like "Gaudi2"; "Ryzen 9" like "Ryzen9"
+            model.add(previous + word)
+            previous = None
+            continue
+        previous = None
+        if word in _NOISE or _MEMORY_TYPE.match(word) or _COUNT_WORD.match(word):
             continue
         if word in _FORMS:
             form = form or _FORMS[word]
@@ -87,8 +95,9 @@ def parse_name(name: str) -> ParsedName:
                 variants.append(variant.format(word=word.upper()))
             continue
         if word.isdigit() and len(word) < 3 or _ORDINAL.match(word):
-            continue  # "2 GPUs", "Ryzen 9", "16-Core", "13th Gen": counts and generations, not model numbers
+            continue  # "2 GPUs", "16-Core", "13th Gen": counts and generations, not model numbers
         model.add(word)
+        previous = word if word.isalpha() else None
     numbers = frozenset(w for w in model if any(c.isdigit() for c in w))
     return ParsedName(frozenset(model), numbers, memory, form, tuple(variants))
 

@@ -120,8 +120,10 @@ def published_figure(*, round_name: str, folder_scenario: str, effective_scenari
         return _inferred(folder_scenario, effective_scenario, values)
     if effective_scenario in _THROUGHPUT_KEYS:
         keys = _THROUGHPUT_KEYS[effective_scenario]
-        if effective_scenario == SERVER and not round_at_least(round_name, "v4.1"):
-            keys = keys[:2] + (_LEGACY_SERVER_KEY,)
+        if effective_scenario == SERVER:
+            # Before v4.1 the checker read scheduled samples/s; a log without completed samples/s is one.
+            legacy = not round_at_least(round_name, "v4.1")
+            keys = keys[:2] + ((_LEGACY_SERVER_KEY,) if legacy else (keys[2], _LEGACY_SERVER_KEY))
         key = _first(keys, values)
     elif effective_scenario == SINGLE_STREAM:
         tokens = any("token" in k for k in values if k.startswith("result_"))

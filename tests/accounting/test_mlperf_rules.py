@@ -23,6 +23,10 @@ CATALOG = [
     CatalogPart(15, "Intel Xeon 6980P (CPU-only system, per socket)", None, "cpu"),
     CatalogPart(16, "Intel Xeon Platinum 8592+ (CPU-only system, per socket)", None, "cpu"),
     CatalogPart(17, "NVIDIA RTX PRO 6000 Blackwell Server Edition", 96, "gpu"),
+    CatalogPart(18, "Intel Gaudi 2", 96, "accelerator"),
+    CatalogPart(19, "Intel Gaudi 3", 128, "accelerator"),
+    CatalogPart(20, "Intel Arc Pro B60 (MAXSUN Dual 48G Turbo card, 2 GPUs)", 48, "accelerator"),
+    CatalogPart(21, "AMD Ryzen 9 7950X (CPU-only system, per socket)", None, "cpu"),
 ]
 
 
@@ -31,6 +35,8 @@ CATALOG = [
     [
         ("NVIDIA H100-SXM-80GB", None, 1, None),
         ("NVIDIA H100 80GB HBM3", None, 1, None),  # no form named: the SXM part
+        ("8x NVIDIA H100-SXM-80GB", None, 1, None),
+        ("NVIDIA H100-SXM-80GB x 8", None, 1, None),
         ("nvidia h100-pcie-80gb", None, 2, None),
         ("NVIDIA H100-NVL-94GB", None, 3, None),
         ("NVIDIA H100-SXM-80GB-MaxQ", None, 1, "MaxQ"),
@@ -44,6 +50,9 @@ CATALOG = [
         ("NVIDIA L4-PCIe-24GB", None, 11, None),
         ("NVIDIA L40S", None, 12, None),
         ("TPU v6", None, 13, None),  # the alias table: renamed product
+        ("Intel Gaudi2", None, 18, None),
+        ("Intel(R) Gaudi(R) 3 AI Accelerator", None, 19, None),
+        ("[MAXSUN] MS-Intel Arc Pro B60 Dual 48G Turbo", None, 20, None),
         ("NVIDIA RTX PRO 6000 Blackwell Server Edition", None, 17, None),
     ],
 )
@@ -63,6 +72,7 @@ def test_it_matches_cpu_hosts_only_against_cpu_parts():
     matcher = Matcher(CATALOG)
     assert matcher.match("INTEL(R) XEON(R) 6980P", kind="cpu").part.key == 15
     assert matcher.match("INTEL(R) XEON(R) PLATINUM 8592+", kind="cpu").part.key == 16
+    assert matcher.match("AMD Ryzen 9 7950X 16-Core Processor", kind="cpu").part.key == 21
     assert matcher.match("NVIDIA L4", kind="cpu").part is None
 
 
