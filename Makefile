@@ -10,6 +10,10 @@ PORT ?= 8000
 
 .PHONY: venv run serve test test-browser check lint format bench clean worker beat agent
 
+# DEBUG is off unless asked for (inferledger/settings.py): these development targets ask for it. The
+# production-style targets below (worker, beat, agent) do not.
+run serve test test-browser check bench: export DEBUG ?= true
+
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip

@@ -9,7 +9,7 @@ import hashlib
 import json
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from django.db import IntegrityError, transaction
 from django.utils.dateparse import parse_datetime
@@ -51,7 +51,10 @@ def _time(text: str) -> datetime:
     parsed = parse_datetime(text)
     if parsed is None or parsed.tzinfo is None:
         raise ResultValidationError(f"'{text}' is not an ISO-8601 date-time with a time zone")
-    return parsed
+    try:  # stored as UTC: PostgreSQL refuses offsets beyond +-15:59 that Python accepts
+        return parsed.astimezone(UTC)
+    except OverflowError:
+        raise ResultValidationError(f"'{text}' is out of range once converted to UTC") from None
 
 
 def ingest_result(payload: dict | str | bytes, *, source: str, job=None, agent=None) -> IngestOutcome:

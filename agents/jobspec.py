@@ -31,6 +31,10 @@ SPEC_FIELDS = (
     "time_limit_s",
 )
 MIN_TIME_LIMIT_S = 60
+# Bounds on what one spec may ask for: far above any real sweep, and within the database's integers.
+MAX_BATCH_SIZE = 65_536
+MAX_SWEEP_POINTS = 32
+MAX_MIN_QUERY_COUNT = 100_000_000
 
 
 class JobSpecError(ValueError):
@@ -39,6 +43,10 @@ class JobSpecError(ValueError):
     def __init__(self, errors: dict[str, str]):
         super().__init__("; ".join(f"{field}: {message}" for field, message in errors.items()))
         self.errors = errors
+
+
+def _is_whole(value, least: int, most: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and least <= value <= most
 
 
 def _is_number(value) -> bool:
@@ -59,17 +67,20 @@ def spec_errors(spec: dict, *, time_limit_max_s: int) -> dict[str, str]:
         if unknown:
             errors[field] = f"unknown {', '.join(map(repr, unknown))}; known: {', '.join(known)}"
     batch_sizes = spec.get("offline_batch_sizes") or []
-    if not isinstance(batch_sizes, list) or not all(
-        isinstance(size, int) and not isinstance(size, bool) and size > 0 for size in batch_sizes
-    ):
-        errors["offline_batch_sizes"] = "batch sizes must be whole numbers > 0"
+    if not isinstance(batch_sizes, list) or not all(_is_whole(size, 1, MAX_BATCH_SIZE) for size in batch_sizes):
+        errors["offline_batch_sizes"] = f"batch sizes must be whole numbers from 1 to {MAX_BATCH_SIZE}"
+    elif len(batch_sizes) > MAX_SWEEP_POINTS:
+        errors["offline_batch_sizes"] = f"at most {MAX_SWEEP_POINTS} batch sizes"
     fractions = spec.get("server_load_fractions") or []
     if not isinstance(fractions, list) or not all(_is_number(rate) and 0 < rate <= 2 for rate in fractions):
         errors["server_load_fractions"] = "offered rates must be > 0 and <= 2 (fractions of measured capacity)"
-    for field in ("min_duration_ms", "min_query_count"):
+    elif len(fractions) > MAX_SWEEP_POINTS:
+        errors["server_load_fractions"] = f"at most {MAX_SWEEP_POINTS} offered rates"
+    # A point cannot last longer than the longest job.
+    for field, most in (("min_duration_ms", time_limit_max_s * 1000), ("min_query_count", MAX_MIN_QUERY_COUNT)):
         value = spec.get(field)
-        if value is not None and not (isinstance(value, int) and not isinstance(value, bool) and value > 0):
-            errors[field] = "must be a whole number > 0"
+        if value is not None and not _is_whole(value, 1, most):
+            errors[field] = f"must be a whole number from 1 to {most}"
     rounds = spec.get("rounds")
     if rounds is not None and not (isinstance(rounds, int) and not isinstance(rounds, bool) and 1 <= rounds <= 10):
         errors["rounds"] = "must be a whole number from 1 to 10"

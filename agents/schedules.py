@@ -11,9 +11,11 @@ import logging
 from datetime import UTC, datetime
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django_celery_beat.models import CrontabSchedule, IntervalSchedule, PeriodicTask
+from django_celery_beat.validators import crontab_validator
 
 from .jobs import job_create, job_spec
 from .jobspec import JobSpecError, validate_spec
@@ -23,12 +25,25 @@ logger = logging.getLogger(__name__)
 
 FIRE_TASK = "agents.fire_schedule"
 DAILY_QUICK_CRONTAB = "0 3 * * *"
+PERIODIC_TASK_PREFIX = "inferledger schedule: "
+# The beat task is named after the schedule, within PeriodicTask.name's 200 characters.
+MAX_SCHEDULE_NAME_LENGTH = PeriodicTask._meta.get_field("name").max_length - len(PERIODIC_TASK_PREFIX)
+MIN_EVERY_S, MAX_EVERY_S = 60, 366 * 24 * 3600
+CRONTAB_FIELDS = ("minute", "hour", "day_of_month", "month_of_year", "day_of_week")
 
 
 def _crontab(expression: str) -> CrontabSchedule:
     fields = expression.split()
     if len(fields) != 5:
         raise JobSpecError({"crontab": "expected 5 fields: minute hour day-of-month month day-of-week"})
+    try:
+        crontab_validator(" ".join(fields))
+    except (ValidationError, ValueError, IndexError) as exc:
+        reason = "; ".join(getattr(exc, "messages", [str(exc)]))
+        raise JobSpecError({"crontab": f"not a valid crontab: {reason}"}) from None
+    for name, value in zip(CRONTAB_FIELDS, fields, strict=True):
+        if len(value) > CrontabSchedule._meta.get_field(name).max_length:
+            raise JobSpecError({"crontab": f"the {name.replace('_', '-')} field is too long"})
     minute, hour, day_of_month, month_of_year, day_of_week = fields
     crontab, _ = CrontabSchedule.objects.get_or_create(
         minute=minute,
@@ -54,6 +69,10 @@ def schedule_create(
     validate_spec(spec, time_limit_max_s=settings.INFERLEDGER_JOB_TIME_LIMIT_MAX_S)
     if bool(every_s) == bool(crontab):
         raise JobSpecError({"every_s": "give either every_s or crontab"})
+    if every_s and not MIN_EVERY_S <= every_s <= MAX_EVERY_S:
+        raise JobSpecError({"every_s": f"must be from {MIN_EVERY_S} to {MAX_EVERY_S} seconds"})
+    if len(name) > MAX_SCHEDULE_NAME_LENGTH:
+        raise JobSpecError({"name": f"at most {MAX_SCHEDULE_NAME_LENGTH} characters"})
     if agent is None and accelerator is None:
         raise JobSpecError({"agent": "give an agent, or an accelerator to pick an online agent with it"})
     with transaction.atomic():
@@ -63,7 +82,7 @@ def schedule_create(
             else {"crontab": _crontab(crontab)}
         )
         periodic_task = PeriodicTask.objects.create(
-            name=f"inferledger schedule: {name}", task=FIRE_TASK, queue=settings.INFERLEDGER_CONTROL_QUEUE, **timing
+            name=f"{PERIODIC_TASK_PREFIX}{name}", task=FIRE_TASK, queue=settings.INFERLEDGER_CONTROL_QUEUE, **timing
         )
         schedule = JobSchedule.objects.create(
             name=name, periodic_task=periodic_task, agent=agent, accelerator=accelerator, **spec

@@ -1,7 +1,8 @@
 """InferLedger settings: one module, driven by the environment (see the README's configuration table).
 
-With no environment at all this is the embedded default: DEBUG on, a SQLite file in the project
-folder, no broker (benchmarks run in-process on the local CPU).
+With no environment at all this is the embedded default: a SQLite file in the project folder, no broker
+(benchmarks run in-process on the local CPU). DEBUG is off unless asked for (DEBUG=true: `make run` and the
+tests ask); with it off, SECRET_KEY is required.
 """
 
 from datetime import timedelta
@@ -14,7 +15,8 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
 
-DEBUG = env.bool("DEBUG", default=True)
+# Off unless asked for: a DEBUG error page shows settings and the request to whoever triggers it.
+DEBUG = env.bool("DEBUG", default=False)
 
 # A default key is only acceptable for a local, DEBUG instance: production must bring its own.
 _DEV_SECRET_KEY = "insecure-dev-key-for-local-debug-only-never-use-in-production-0123456789"
@@ -22,8 +24,12 @@ SECRET_KEY = env.str("SECRET_KEY", default=_DEV_SECRET_KEY if DEBUG else "")
 if not SECRET_KEY:
     raise ImproperlyConfigured(
         "SECRET_KEY is required when DEBUG is off. Set it to a random string of at least 50 characters, "
-        "e.g. SECRET_KEY=\"$(python -c 'import secrets; print(secrets.token_urlsafe(64))')\"."
+        "e.g. SECRET_KEY=\"$(python -c 'import secrets; print(secrets.token_urlsafe(64))')\", "
+        "or set DEBUG=true for local development (make run does)."
     )
+
+# Error reports (the DEBUG page, error e-mails) mask passwords inside URLs too (DATABASE_URL, CELERY_BROKER_URL...).
+DEFAULT_EXCEPTION_REPORTER_FILTER = "inferledger.debug_reporting.SecretMaskingReporterFilter"
 
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
@@ -54,6 +60,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "inferledger.errors.BackingServiceErrorMiddleware",
 ]
 
 ROOT_URLCONF = "inferledger.urls"

@@ -18,3 +18,6 @@ urlpatterns = [
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
     path("", include("dashboard.urls")),
 ]
+
+handler400 = "inferledger.errors.bad_request"
+handler500 = "inferledger.errors.server_error"

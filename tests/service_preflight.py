@@ -17,6 +17,9 @@ REDIS_START = 'redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 # Live-server tests leave persistent connections open, which blocks dropping the test database.
 os.environ.setdefault("CONN_MAX_AGE", "0")
+# Settings are read as for development (the dev SECRET_KEY, no HTTPS redirect), as `make test` asks;
+# pytest-django still runs each test with DEBUG off. Subprocesses the tests start inherit it.
+os.environ.setdefault("DEBUG", "true")
 
 
 def _reachable(host: str, port: int) -> bool:

@@ -27,7 +27,7 @@ class AsOfField(serializers.CharField):
 class RankingQuerySerializer(serializers.Serializer):
     model_class = serializers.ChoiceField(choices=MODEL_CLASSES)
     sla_p99_ms = serializers.DecimalField(
-        max_digits=12, decimal_places=3, min_value=POSITIVE, required=False, help_text="Omit for no SLA."
+        max_digits=12, decimal_places=3, min_value=POSITIVE, default=None, help_text="Omit for no SLA."
     )
     price_kind = serializers.ChoiceField(choices=PriceKind.choices)
     utilization = serializers.DecimalField(

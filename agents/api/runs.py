@@ -1,9 +1,28 @@
 """Read-only API over benchmark runs and their operating points (written only by ingest)."""
 
+from datetime import UTC
+
 import django_filters
+from django.core.exceptions import ValidationError
 from rest_framework import serializers, viewsets
 
 from ..models import BenchmarkRun, OperatingPoint, PublishedResult
+
+
+class UTCIsoDateTimeField(django_filters.fields.IsoDateTimeField):
+    """An ISO-8601 date-time read as UTC. PostgreSQL refuses offsets beyond +-15:59 ("time zone displacement
+    out of range") that Python accepts, e.g. +18:40; the same instant in UTC is always fine."""
+
+    def to_python(self, value):
+        parsed = super().to_python(value)
+        try:
+            return parsed.astimezone(UTC) if parsed is not None else None
+        except OverflowError:  # the edge of year 1 or 9999, moved out of range by its offset
+            raise ValidationError("Enter a date-time between years 1 and 9999 in UTC.", code="invalid") from None
+
+
+class UTCIsoDateTimeFilter(django_filters.IsoDateTimeFilter):
+    field_class = UTCIsoDateTimeField
 
 
 class RunFilterSet(django_filters.FilterSet):
@@ -13,8 +32,8 @@ class RunFilterSet(django_filters.FilterSet):
     backend = django_filters.CharFilter()
     precision = django_filters.CharFilter()
     origin = django_filters.CharFilter()
-    started_after = django_filters.IsoDateTimeFilter(field_name="started_at", lookup_expr="gte")
-    started_before = django_filters.IsoDateTimeFilter(field_name="started_at", lookup_expr="lt")
+    started_after = UTCIsoDateTimeFilter(field_name="started_at", lookup_expr="gte")
+    started_before = UTCIsoDateTimeFilter(field_name="started_at", lookup_expr="lt")
     job = django_filters.UUIDFilter(field_name="job_id")
 
     class Meta:

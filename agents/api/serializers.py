@@ -5,8 +5,9 @@ from rest_framework import serializers
 
 from hardware_catalog.models import Accelerator
 
-from ..jobspec import SPEC_FIELDS, spec_errors
+from ..jobspec import MAX_BATCH_SIZE, MAX_SWEEP_POINTS, SPEC_FIELDS, spec_errors
 from ..models import Agent, Job, JobSchedule, QuarantinedPayload
+from ..schedules import MAX_EVERY_S, MAX_SCHEDULE_NAME_LENGTH, MIN_EVERY_S
 
 SPEC_SERIALIZER_FIELDS = [*SPEC_FIELDS, "agent", "accelerator"]
 
@@ -34,8 +35,13 @@ class SpecSerializer(serializers.ModelSerializer):
     scenarios = serializers.ListField(child=serializers.CharField(), required=False)
     backends = serializers.ListField(child=serializers.CharField(), required=False)
     precisions = serializers.ListField(child=serializers.CharField(), required=False)
-    offline_batch_sizes = serializers.ListField(child=serializers.IntegerField(), required=False)
-    server_load_fractions = serializers.ListField(child=serializers.FloatField(), required=False)
+    offline_batch_sizes = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=MAX_BATCH_SIZE), max_length=MAX_SWEEP_POINTS,
+        required=False,
+    )  # fmt: skip
+    server_load_fractions = serializers.ListField(
+        child=serializers.FloatField(min_value=0, max_value=2), max_length=MAX_SWEEP_POINTS, required=False
+    )
 
     def validate(self, attrs):
         spec = {name: attrs.get(name, self.Meta.model._meta.get_field(name).get_default()) for name in SPEC_FIELDS}
@@ -63,7 +69,7 @@ class JobSerializer(SpecSerializer):
 
 
 class ScheduleSerializer(SpecSerializer):
-    every_s = serializers.IntegerField(min_value=60, required=False, write_only=True,
+    every_s = serializers.IntegerField(min_value=MIN_EVERY_S, max_value=MAX_EVERY_S, required=False, write_only=True,
                                        help_text="Fire every N seconds (or give crontab).")  # fmt: skip
     crontab = serializers.CharField(required=False, write_only=True,
                                     help_text="Five-field crontab in UTC, e.g. '0 3 * * *'.")  # fmt: skip
@@ -74,6 +80,7 @@ class ScheduleSerializer(SpecSerializer):
         model = JobSchedule
         fields = ["id", "name", *SPEC_SERIALIZER_FIELDS, "every_s", "crontab", "timing", "enabled", "created_at"]
         read_only_fields = ["created_at"]
+        extra_kwargs = {"name": {"max_length": MAX_SCHEDULE_NAME_LENGTH}}
 
     def get_timing(self, schedule) -> str:
         task = schedule.periodic_task
