@@ -55,6 +55,10 @@ def readout_table(ranking) -> Table:
             return f"measured: {at(row.reading.lower)}"
         return f"{at(row.reading.lower)} ↔ {at(row.reading.upper)}"
 
+    def output_range(row):
+        found = costs(row).output_interval_usd_per_million
+        return "" if found is None else f"{found[0]} – {found[1]}"
+
     def energy(row):
         if row.energy is None:
             return None
@@ -67,6 +71,7 @@ def readout_table(ranking) -> Table:
         Column("Accelerators per replica", lambda r: r.reading.accelerators_per_replica, "int"),
         Column("Hourly per accelerator (USD)", lambda r: r.basis.hourly.total_usd_per_hour, "usd_hourly"),
         Column("Per 1M output tokens (USD)", lambda r: costs(r).output_usd_per_million, "usd"),
+        Column("Per 1M output, range over runs (USD)", output_range),
         Column("Per 1M input tokens (USD)", lambda r: costs(r).input_usd_per_million, "usd"),
         Column("Per 1M total tokens (USD)", lambda r: costs(r).total_usd_per_million, "usd"),
         Column("Output tokens per joule", energy),
