@@ -1,5 +1,8 @@
 """A workload that does not fit is refused with the figure before anything is allocated."""
 
+import pytest
+import torch
+
 from agents.harness.runner import Skip, SuiteItem, run_item
 from agents.harness.workloads import get_workload
 from agents.harness.workloads import memory as memory_module
@@ -42,3 +45,14 @@ def test_a_suite_item_that_does_not_fit_becomes_a_skip_naming_the_need(monkeypat
     assert isinstance(result, Skip) and result.workload == "dlrm-v2-99"
     assert result.reason.startswith("dlrm-v2-99 needs 209.2 GB of host memory")
     assert not list(tmp_path.iterdir())  # nothing measured, nothing written
+
+
+def test_it_reads_what_this_host_has_available():
+    assert memory_module.host_available_bytes() > 0
+    assert memory_module.device_available_bytes("cpu") is None
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (none here)")
+def test_it_reads_the_free_memory_of_the_gpu():
+    free_bytes = memory_module.device_available_bytes("cuda")
+    assert 0 < free_bytes <= torch.cuda.get_device_properties(0).total_memory
