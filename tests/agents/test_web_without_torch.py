@@ -10,6 +10,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_importing_the_url_conf_does_not_load_torch():
     code = "import sys, django; django.setup(); import inferledger.urls, agents.jobspec; print('torch' in sys.modules)"
-    env = os.environ | {"DJANGO_SETTINGS_MODULE": "inferledger.settings", "DATABASE_URL": "sqlite:///:memory:"}
+    env = os.environ | {
+        "DJANGO_SETTINGS_MODULE": "inferledger.settings",
+        "DATABASE_URL": "sqlite:///:memory:",
+        "DEBUG": "true",
+    }
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False"], out.stderr
