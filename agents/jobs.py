@@ -179,6 +179,12 @@ def jobs_reap(*, now=None) -> list[tuple[str, str]]:
                 state=JobState.FAILED, finished_at=now, error=reason
             )
             action = "failed"
+        elif job.agent is None:  # its agent was deleted: there is nowhere to requeue it
+            reason = f"its agent was deleted while the job was running (attempt {job.attempts}); not requeued"
+            done = Job.objects.filter(pk=job.pk, state=JobState.RUNNING, deadline_at__lt=now).update(
+                state=JobState.FAILED, finished_at=now, error=reason
+            )
+            action = "failed"
         elif job.attempts < settings.INFERLEDGER_JOB_MAX_ATTEMPTS:
             done = _requeue(job, now)
             action = "requeued"
@@ -206,5 +212,18 @@ def _requeue(job: Job, now) -> int:
             deadline_at=now + timedelta(seconds=settings.INFERLEDGER_JOB_START_TIMEOUT_S),
         )
         if done:
-            transaction.on_commit(lambda: job_dispatch(job))
+            # Robust: a job that cannot be sent now (its agent deleted meanwhile, the broker down) is logged and
+            # left queued for the next pass to fail by its deadline; it must not abort this pass for the others.
+            transaction.on_commit(lambda: _redispatch(job.pk), robust=True)
     return done
+
+
+def _redispatch(job_id) -> None:
+    """Send a requeued job again, as it is now in the database (its agent may have been deleted since)."""
+    job = Job.objects.select_related("agent").filter(pk=job_id, state=JobState.QUEUED).first()
+    if job is None:
+        return
+    if job.agent is None:
+        job_fail(job_id=job_id, reason="its agent was deleted before the job could be requeued")
+        return
+    job_dispatch(job)

@@ -13,6 +13,8 @@ from decimal import Decimal
 from django.http import Http404, HttpResponse
 from django.utils.text import slugify
 
+from inferledger.csv_cells import safe_row
+
 
 @dataclass(frozen=True)
 class Column:
@@ -53,9 +55,9 @@ def csv_response(table: Table, *, filename_prefix: str) -> HttpResponse:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{slugify(filename_prefix)}-{table.name}.csv"'
     writer = csv.writer(response)
-    writer.writerow([column.header for column in table.columns])
+    writer.writerow(safe_row(column.header for column in table.columns))
     for row in table.rows:
-        writer.writerow([_csv_value(column.value(row)) for column in table.columns])
+        writer.writerow(safe_row(_csv_value(column.value(row)) for column in table.columns))
     return response
 
 

@@ -55,7 +55,8 @@ def _server_errors(token: str) -> list[str]:
             try:
                 call()
             except Exception as exc:  # noqa: BLE001 - collect every operation's first failure, then assert
-                found.append(f"{operation.label} ({mode.value}): {exc}")
+                causes = "".join(f"\n    {cause!r}" for cause in getattr(exc, "exceptions", ()))
+                found.append(f"{operation.label} ({mode.value}): {exc}{causes}")
     return found
 
 

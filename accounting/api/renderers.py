@@ -5,6 +5,8 @@ import io
 
 from rest_framework.renderers import BaseRenderer
 
+from inferledger.csv_cells import safe_dict, safe_row
+
 COLUMNS = [
     "rank", "status", "accelerator", "origin", "workload", "scenario", "backend", "precision", "batch_size",
     "throughput_per_s", "unit", "latency_p99_ms", "energy_j_per_inference", "capex_usd_per_hour",
@@ -27,16 +29,18 @@ class RankingCSVRenderer(BaseRenderer):
             writer = csv.writer(out)
             writer.writerow(["field", "error"])
             for field, errors in (data or {}).items():
-                writer.writerow([field, "; ".join(map(str, errors if isinstance(errors, list) else [errors]))])
+                writer.writerow(
+                    safe_row([field, "; ".join(map(str, errors if isinstance(errors, list) else [errors]))])
+                )
             return out.getvalue().encode(self.charset)
         writer.writeheader()
         for row in data["rows"]:
-            writer.writerow(_ranked(row, data["unit"]))
+            writer.writerow(safe_dict(_ranked(row, data["unit"])))
         for row in data["infeasible"]:
-            writer.writerow(
+            writer.writerow(safe_dict(
                 {"status": "infeasible", "accelerator": row["accelerator"]["name"], "origin": row["origin"],
                  "latency_p99_ms": row["best_latency_p99_ms"], "reason": row["reason"]}
-            )  # fmt: skip
+            ))  # fmt: skip
         return out.getvalue().encode(self.charset)
 
 

@@ -5,6 +5,8 @@ import io
 
 from rest_framework.renderers import BaseRenderer
 
+from inferledger.csv_cells import safe_dict, safe_row
+
 COLUMNS = [
     "rank", "status", "tied_with_next", "accelerator", "backend", "precision", "origin",
     "target_interactivity_tps_per_user", "output_tokens_per_s_per_accelerator", "accelerators_per_replica",
@@ -26,16 +28,18 @@ class ServingRankingCSVRenderer(BaseRenderer):
             writer = csv.writer(out)
             writer.writerow(["field", "error"])
             for field, errors in (data or {}).items():
-                writer.writerow([field, "; ".join(map(str, errors if isinstance(errors, list) else [errors]))])
+                writer.writerow(
+                    safe_row([field, "; ".join(map(str, errors if isinstance(errors, list) else [errors]))])
+                )
             return out.getvalue().encode(self.charset)
         writer = csv.DictWriter(out, fieldnames=COLUMNS, extrasaction="ignore")
         writer.writeheader()
         target = data["target_interactivity_tps_per_user"]
         for row in data["rows"]:
-            writer.writerow(_read(row, target))
+            writer.writerow(safe_dict(_read(row, target)))
         for row in data["refused"]:
-            writer.writerow({**_front(row), "status": "refused", "reason": row["reason"],
-                             "target_interactivity_tps_per_user": target})  # fmt: skip
+            writer.writerow(safe_dict({**_front(row), "status": "refused", "reason": row["reason"],
+                                       "target_interactivity_tps_per_user": target}))  # fmt: skip
         return out.getvalue().encode(self.charset)
 
 

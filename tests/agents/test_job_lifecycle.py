@@ -103,3 +103,35 @@ def test_it_requeues_a_silent_running_job_then_fails_it_at_the_attempt_limit(job
     job.refresh_from_db()
     assert dispatched == [1, 1, 0]
     assert job.state == "failed" and job.attempts == 3 and "reported no result" in job.error
+
+
+def test_the_reaper_fails_a_job_whose_agent_was_deleted_and_finishes_its_pass(
+    job, django_capture_on_commit_callbacks, monkeypatch
+):
+    other = agent_register(report={"name": "gpu02", "devices": [{"type": "cpu", "name": "Test CPU", "vcpu_count": 4}]})
+    second = Job.objects.create(agent=other, workloads=["tabular"], time_limit_s=120, deadline_at=timezone.now())
+    job_claim(job_id=job.pk, agent_name="gpu01")
+    job_claim(job_id=second.pk, agent_name="gpu02")
+    job.agent.delete()  # the job keeps running with agent = NULL
+    dispatched = []
+    monkeypatch.setattr("agents.jobs.job_dispatch", lambda job: dispatched.append(job.pk))
+    with django_capture_on_commit_callbacks(execute=True):
+        actions = jobs_reap(now=timezone.now() + timedelta(seconds=120 + 120 + 1))
+
+    assert sorted(actions) == sorted([(str(job.pk), "failed"), (str(second.pk), "requeued")])
+    job.refresh_from_db()
+    assert job.state == "failed" and "its agent was deleted" in job.error
+    assert dispatched == [second.pk]
+
+
+def test_a_requeued_job_whose_agent_is_deleted_before_it_is_sent_fails_instead(job, django_capture_on_commit_callbacks):
+    from agents.models import Agent
+
+    job_claim(job_id=job.pk, agent_name="gpu01")
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        assert jobs_reap(now=timezone.now() + timedelta(seconds=120 + 120 + 1)) == [(str(job.pk), "requeued")]
+    Agent.objects.filter(pk=job.agent_id).delete()  # between the pass's commit and its callback
+    for callback in callbacks:
+        callback()
+    job.refresh_from_db()
+    assert job.state == "failed" and "deleted before the job could be requeued" in job.error

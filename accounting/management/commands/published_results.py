@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand
 
 from accounting.mlperf.export import COLUMNS, EXTRA_COLUMNS, rows
 from agents.models import PublishedResult
+from inferledger.csv_cells import safe_row
 
 
 class Command(BaseCommand):
@@ -26,7 +27,7 @@ class Command(BaseCommand):
         writer = _csv_writer(self.stdout)
         writer.writerow(COLUMNS + EXTRA_COLUMNS)
         for row in rows():
-            writer.writerow(row)
+            writer.writerow(safe_row(row))
 
 
 def _csv_writer(stream):
