@@ -17,6 +17,7 @@ from django.conf import settings
 from django.db.models import Case, F, FloatField, Q, Value, When, Window
 from django.db.models.functions import RowNumber
 
+from agents.harness.accuracy import describe_accuracy
 from agents.models import BenchmarkRun, RunOrigin
 
 LLM_CLASS = "llm-decoder"
@@ -80,6 +81,16 @@ def eligible_runs(
     if accelerator_ids is not None:
         runs = runs.filter(accelerator_id__in=accelerator_ids)
     return runs
+
+
+def why_not_ranked(run: BenchmarkRun) -> list[str]:
+    """The reasons ``eligible_runs`` leaves ``run`` out of every ranking (empty when it can be ranked)."""
+    reasons = []
+    if not run.loadgen_valid:
+        reasons.append("LoadGen judged a point INVALID")
+    if run.accuracy_passed is False:
+        reasons.append(f"accuracy guard {describe_accuracy(run.accuracy)}")
+    return reasons
 
 
 def latest_run_ids(runs):

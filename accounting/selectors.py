@@ -92,7 +92,7 @@ def chosen_points(runs, *, model_class: str, sla_p99_ms=None):
 def ranking(
     *,
     model_class: str,
-    sla_p99_ms,
+    sla_p99_ms=None,
     price_kind: str,
     utilization=Decimal("1"),
     region=None,

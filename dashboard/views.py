@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET
 
 from accounting import comparisons, costing, policy
 from accounting.selectors import ranking
+from agents.harness.accuracy import describe_accuracy
 from agents.jobs import job_create
 from agents.jobspec import JobSpecError
 from agents.models import Agent, Job
@@ -116,7 +117,14 @@ def run_detail(request, run_id):
         page_tables.key_value_table("settings", "Settings", run.settings),
         page_tables.key_value_table("telemetry", "Telemetry summary", _flat_telemetry(run.telemetry)),
     ]
-    context = {"page": page, "run": run, "charts": charts, "unit": unit}
+    context = {
+        "page": page,
+        "run": run,
+        "charts": charts,
+        "unit": unit,
+        "accuracy": describe_accuracy(run.accuracy) if run.accuracy_passed is not None else "",
+        "not_ranked": policy.why_not_ranked(run),
+    }
     return _page(request, "dashboard/run.html", context, tables=tables, filename=f"run-{run.pk}")
 
 

@@ -35,6 +35,17 @@ def test_it_serves_the_ranking_with_money_as_decimal_strings(api, two_gpus):
     assert response.data["infeasible"][0]["accelerator"]["name"] == "NVIDIA Beta"
 
 
+def test_it_ranks_with_no_sla_when_none_is_given(api, two_gpus):
+    response = api.get(RANKINGS.replace("&sla_p99_ms=10", ""))
+    assert response.status_code == 200, response.data
+    assert response.data["sla_p99_ms"] is None and response.data["infeasible"] == []
+    # Without an SLA Beta's 900/s at 3.00 (0.9259 per 1M) beats Alpha's 400/s at 2.00 (1.3889).
+    assert [(row["accelerator"]["name"], row["cost_per_million_usd"]) for row in response.data["rows"]] == [
+        ("NVIDIA Beta", "0.9259"),
+        ("NVIDIA Alpha", "1.3889"),
+    ]
+
+
 def test_it_serves_the_same_ranking_as_csv_for_finance(api, two_gpus):
     response = api.get(RANKINGS + "&format=csv")
     assert response.status_code == 200

@@ -100,7 +100,8 @@ def test_it_fails_a_job_whose_agent_never_answers_by_its_deadline(catalog, staff
     elapsed_s = time.monotonic() - created
     assert job.state == "failed"
     assert "agent ghost did not start the job by its deadline" in job.error
-    assert 3 <= elapsed_s <= 3 + 1 + 3, elapsed_s  # deadline + one reaper interval + scheduling slack
+    # Not before its deadline; how soon after it depends on the machine's load (wait_for bounds it at 30 s).
+    assert elapsed_s >= 3, elapsed_s
 
 
 def _children(pid: int) -> list[int]:

@@ -6,15 +6,15 @@ import pytest
 
 from agents.harness.loadgen_logs import parse_detail, parse_summary, percentile_key, read_run_dir
 from agents.harness.runner import SuiteItem, run_item
+from tests.fixtures import MLPERF_SAMPLE
 
 from .conftest_helpers import FAST
 
-SAMPLE = Path("/work/shared/data/mlperf_sample")
-SAMPLE_FILES = sorted(SAMPLE.rglob("mlperf_log_summary.txt")) if SAMPLE.exists() else []
+SAMPLE = MLPERF_SAMPLE
+SAMPLE_FILES = sorted(SAMPLE.rglob("mlperf_log_summary.txt"))
 RESULTS = SAMPLE / "closed/Dell/results"
 
 
-@pytest.mark.skipif(not SAMPLE_FILES, reason="MLPerf sample tree not present")
 @pytest.mark.parametrize("path", SAMPLE_FILES, ids=lambda p: "/".join(p.parts[-6:-3]))
 def test_it_reads_published_mlperf_summaries(path):
     parsed = parse_summary(path.read_text())
@@ -25,7 +25,6 @@ def test_it_reads_published_mlperf_summaries(path):
     assert parsed["test_parameters"]["min_duration (ms)"] >= 600000
 
 
-@pytest.mark.skipif(not SAMPLE_FILES, reason="MLPerf sample tree not present")
 def test_it_reads_llm_token_metrics_from_a_published_server_run():
     run = read_run_dir(RESULTS / "XE9680_H100_SXM_80GBx8_TRT/llama2-70b-99/Server/performance/run_1")
     assert run["tokens_per_second"] == 21589.17 and run["samples_per_second"] == 74.42

@@ -1,4 +1,8 @@
-"""ONNX Runtime: the module is exported with the TorchScript exporter and run by an InferenceSession."""
+"""ONNX Runtime: the module is exported with the TorchScript exporter and run by an InferenceSession.
+
+int8 is ONNX Runtime's dynamic quantization (``quantize_int8_onnx``): what a practitioner quantizes,
+the linear layers, with weights that fit the int8 kernels of every x86-64 CPU (see its docstring).
+"""
 
 from __future__ import annotations
 
@@ -40,6 +44,36 @@ def export_onnx(model: nn.Module, example: tuple, path: str, names: list[str], a
         )
 
 
+# The linear layers: nn.Linear exports as MatMul (Gemm for 2-D inputs). Embedding gathers, convolutions
+# and LayerNorm stay fp32, as in torch's quantize_dynamic({nn.Linear}); activation-by-activation MatMuls
+# (attention scores) are never quantized by the dynamic quantizer (it needs a constant weight).
+INT8_OP_TYPES = ("MatMul", "Gemm")
+
+
+def quantize_int8_onnx(path: str, quantized_path: str) -> None:
+    """Dynamic int8 quantization of the linear layers: int8 weights (per tensor, 7-bit range), uint8
+    activations quantized per batch at run time.
+
+    ``reduce_range=True`` (7-bit weights, [-64, 64]) because ONNX Runtime's u8s8 kernel on x86-64 CPUs
+    without VNNI (AVX2, and AVX-512 before VNNI) multiplies with ``vpmaddubsw``, whose int16 pair sums
+    saturate with full-range weights; with VNNI or AMX they accumulate in int32 and do not. Full-range
+    weights therefore give a CPU-dependent error: on an AVX2-only AMD EPYC the tiny encoder's max abs
+    error was 0.297 against a tolerance of 0.1 (quantizing only the linear layers did not change it:
+    0.297), with 7-bit weights 0.013. ONNX Runtime's quantization guide recommends reduce_range for
+    non-VNNI machines, and torch's fbgemm dynamic linear (``reduce_range=True``) narrows its activations
+    for the same reason. One setting for every x86-64 CPU keeps the int8 arithmetic the same everywhere.
+    """
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    quantize_dynamic(
+        path,
+        quantized_path,
+        weight_type=QuantType.QInt8,
+        op_types_to_quantize=list(INT8_OP_TYPES),
+        reduce_range=True,
+    )
+
+
 class OnnxRuntimeBackend(Backend):
     name = "onnxruntime"
 
@@ -73,10 +107,8 @@ class OnnxRuntimeBackend(Backend):
         names = [f"input_{i}" for i in range(len(example))]
         export_onnx(model, example, path, names, batch_axes(names))
         if self.precision == "int8":
-            from onnxruntime.quantization import QuantType, quantize_dynamic
-
             quantized = os.path.join(self._tmp.name, "model.int8.onnx")
-            quantize_dynamic(path, quantized, weight_type=QuantType.QInt8)
+            quantize_int8_onnx(path, quantized)
             path = quantized
         providers = ["CUDAExecutionProvider"] if self.device == "cuda" else ["CPUExecutionProvider"]
         options = ort.SessionOptions()

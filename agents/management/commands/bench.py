@@ -7,6 +7,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from agents.harness.accuracy import describe_accuracy
 from agents.harness.names import SCENARIOS, SIZES
 from agents.harness.suite import SUITES, Failure, Skip, plan_suite, run_suite
 from agents.ingest import QUARANTINED, STORED, ingest_result
@@ -144,6 +145,9 @@ class Command(BaseCommand):
                     f"{throughput:>11.1f}{point.latency_p50_ms:>10.3f}{point.latency_p99_ms:>10.3f}  "
                     f"{'VALID' if point.loadgen_valid else 'INVALID'}"
                 )
+        for run in runs:
+            if run.accuracy_passed is False:
+                self.stdout.write(f"not ranked: {run}: accuracy guard {describe_accuracy(run.accuracy)}")
         for skip in skipped:
             self.stdout.write(f"skipped {skip.workload} {skip.scenario} {skip.backend}/{skip.precision}: {skip.reason}")
         for failure in failed:
