@@ -4,6 +4,8 @@
   reachable, CI (CI=true) stops with an error; elsewhere the run falls back to SQLite and tests marked
   ``postgres`` are skipped with the command that starts the server.
 - Redis: tests marked ``redis`` need it; likewise a failure in CI, a skip with a reason elsewhere.
+- CUDA: tests marked ``gpu`` (CUDA graphs, TensorRT, fp16/bf16/fp8 on GPU, NVML) run where a CUDA device
+  is present and are skipped with the reason elsewhere, in CI too: CI machines have no GPU.
 """
 
 import os
@@ -70,7 +72,21 @@ def pytest_report_header(config):
     ]
 
 
+def cuda_problem() -> str | None:
+    """Why the ``gpu`` tests cannot run here, or None when a CUDA device is present."""
+    import torch
+
+    if not torch.cuda.is_available():
+        return f"no CUDA device (torch {torch.__version__}, torch.cuda.is_available() is False)"
+    return None
+
+
 def pytest_collection_modifyitems(config, items):
+    gpu_items = [item for item in items if item.get_closest_marker("gpu")]
+    gpu_problem = cuda_problem() if gpu_items else None
+    for item in gpu_items:
+        if gpu_problem:
+            item.add_marker(pytest.mark.skip(reason=gpu_problem))
     for item in items:
         if POSTGRES_PROBLEM and item.get_closest_marker("postgres"):
             item.add_marker(pytest.mark.skip(reason=POSTGRES_PROBLEM))

@@ -38,9 +38,10 @@ def check_accuracy(
 ) -> AccuracyReport:
     inputs = workload.example_inputs(batch_size, seed=ACCURACY_SEED)
     with torch.no_grad():
-        expected = workload.guard_output(reference.forward, reference.module, inputs).float().cpu()
-        device_inputs = tuple(t.to(candidate.device) for t in inputs)
-        actual = workload.guard_output(candidate.forward, candidate.module, device_inputs).float().cpu()
+        reference_inputs = tuple(t.to(reference.device) for t in inputs)
+        expected = workload.guard_output(reference.forward, reference.module, reference_inputs).float().cpu()
+        candidate_inputs = tuple(t.to(candidate.device) for t in inputs)
+        actual = workload.guard_output(candidate.forward, candidate.module, candidate_inputs).float().cpu()
     max_abs_error = float((expected - actual).abs().max())
     tolerance = RELATIVE_TOLERANCE[precision] * max(1.0, float(expected.abs().max()))
     ref_top1, cand_top1 = top1(workload, expected), top1(workload, actual)

@@ -64,3 +64,27 @@ def test_it_stores_a_run_that_fails_its_guard_and_keeps_it_out_of_rankings(catal
     client.force_login(user)
     page = html.unescape(client.get(f"/runs/{run.pk}/").content.decode())
     assert f"Not ranked: {reason}." in page
+
+
+def test_it_explains_exactly_the_runs_that_rankings_leave_out(make_accelerator, make_run):
+    gpu = make_accelerator("Gamma")
+    accuracy = {"reference_precision": "fp32", "max_abs_error": 0.3, "tolerance": 0.1, "top1_agreement": None,
+                "passed": False}  # fmt: skip
+    runs = [
+        make_run(
+            gpu,
+            [{"throughput_per_s": 10, "latency_p99_ms": 5}],
+            loadgen_valid=valid,
+            accuracy_passed=passed,
+            accuracy=accuracy if passed is False else None,
+            backend=f"b{n}",
+        )  # fmt: skip
+        for n, (valid, passed) in enumerate([(v, p) for v in (True, False) for p in (True, False, None)])
+    ]
+    eligible = set(policy.eligible_runs(model_class="cv-classification").values_list("pk", flat=True))
+    for run in runs:
+        assert (run.pk in eligible) == (policy.why_not_ranked(run) == []), policy.why_not_ranked(run)
+    assert policy.why_not_ranked(runs[4]) == [
+        "LoadGen judged a point INVALID",
+        "accuracy guard failed: max abs error 0.3 > tolerance 0.1 against fp32",
+    ]

@@ -1,0 +1,116 @@
+"""The GPU paths: CUDA graphs, TensorRT, fp16/bf16/fp8 on a CUDA device, NVML telemetry.
+
+Marked ``gpu``: they run where a CUDA device is present and are skipped with the reason elsewhere
+(tests/service_preflight.py). What they assert holds on any CUDA GPU; figures are only checked for
+consistency (the guard's verdict against its own error and tolerance), never against a speed.
+"""
+
+import math
+
+import pytest
+import torch
+
+from agents.harness.backends import check_support
+from agents.harness.backends.base import FP8_MIN_CAPABILITY
+from agents.harness.backends.cudagraphs import CudaGraphsBackend
+from agents.harness.backends.eager import EagerBackend
+from agents.harness.result import validate_result
+from agents.harness.runner import Skip, SuiteItem, run_item
+from agents.harness.telemetry import TelemetrySession, nvml_status
+from agents.harness.telemetry.nvml import NvmlSampler
+from agents.harness.workloads import get_workload
+
+from .conftest_helpers import FAST
+
+pytestmark = pytest.mark.gpu
+
+
+def _loaded(backend_class, workload, precision="fp32"):
+    backend = backend_class(precision, "cuda")
+    backend.load(workload.build("cpu"), tuple(t.to("cuda") for t in workload.example_inputs(2)))
+    return backend
+
+
+def _assert_guard_is_consistent(result: dict) -> None:
+    accuracy = result["accuracy"]
+    assert accuracy["reference_precision"] == "fp32" and accuracy["tolerance"] > 0
+    assert math.isfinite(accuracy["max_abs_error"])
+    assert accuracy["passed"] == (accuracy["max_abs_error"] <= accuracy["tolerance"]), accuracy
+
+
+@pytest.mark.parametrize("model_class", ["tabular", "cv-classification", "encoder"])
+def test_cuda_graphs_replay_each_batch_shape_as_eager_computes_it(model_class):
+    workload = get_workload(model_class, "tiny")
+    eager, graphs = _loaded(EagerBackend, workload), _loaded(CudaGraphsBackend, workload)
+    for batch_size, seed in ((2, 1), (4, 2), (2, 3)):
+        inputs = tuple(t.to("cuda") for t in workload.example_inputs(batch_size, seed=seed))
+        # The graph's output is a static buffer that the next replay overwrites: copy it out.
+        replayed = graphs.forward(*inputs).clone()
+        torch.cuda.synchronize()
+        torch.testing.assert_close(replayed, eager.forward(*inputs), rtol=1e-3, atol=1e-3)
+    assert set(graphs._graphs) == {tuple((b, *t.shape[1:]) for t in workload.example_inputs(1)) for b in (2, 4)}
+
+
+@pytest.mark.parametrize(
+    ("backend", "precision"), [("cudagraphs", "fp32"), ("eager", "fp16"), ("eager", "bf16"), ("cudagraphs", "fp16")]
+)
+def test_it_measures_on_the_gpu_with_nvml_telemetry_and_the_accuracy_guard(tmp_path, backend, precision):
+    result = run_item(SuiteItem("tabular", "tiny", "single-stream", backend, precision, "cuda", FAST), tmp_path)
+    assert not isinstance(result, Skip), result
+    validate_result(result)
+    assert result["device"]["type"] == "cuda" and result["device"]["name"] == torch.cuda.get_device_name(0)
+    assert result["points"] and all(point["throughput_per_s"] > 0 for point in result["points"])
+    _assert_guard_is_consistent(result)
+    nvml = result["telemetry"]["nvml"]
+    assert isinstance(nvml, dict), nvml
+    # One NVML window per measured point (calibration runs may add their own).
+    assert nvml["points"] >= len(result["points"]) and nvml["energy_j"] >= 0 and nvml["power_w_max"] > 0
+
+
+def test_fp8_is_reported_with_the_reason_it_is_not_run():
+    capability = torch.cuda.get_device_capability()
+    ok, reason = check_support("eager", "fp8", "cuda", "tabular")
+    assert not ok
+    if capability >= FP8_MIN_CAPABILITY:
+        assert "recipe" in reason
+    else:
+        assert "compute capability" in reason
+    result = run_item(SuiteItem("tabular", "tiny", "offline", "eager", "fp8", "cuda", FAST), "/nonexistent")
+    assert isinstance(result, Skip) and result.reason == reason
+
+
+@pytest.mark.parametrize("precision", ["fp32", "fp16"])
+def test_tensorrt_builds_an_engine_that_computes_what_eager_does(precision):
+    ok, reason = check_support("tensorrt", precision, "cuda", "tabular")
+    if not ok:
+        pytest.skip(f"TensorRT backend unavailable here: {reason}")
+    from agents.harness.backends.tensorrt_backend import TensorRTBackend
+
+    workload = get_workload("tabular", "tiny")
+    eager, engine = _loaded(EagerBackend, workload), _loaded(TensorRTBackend, workload, precision)
+    inputs = tuple(t.to("cuda") for t in workload.example_inputs(8, seed=4))
+    expected = eager.forward(*inputs)
+    tolerance = 5e-3 if precision == "fp32" else 2e-2  # TensorRT builds fp32 engines with TF32 by default
+    atol = tolerance * max(1.0, float(expected.abs().max()))
+    torch.testing.assert_close(engine.forward(*inputs), expected, rtol=tolerance, atol=atol)
+
+
+def test_nvml_samples_the_gpu_while_a_point_is_measured():
+    pynvml, reason = nvml_status()
+    assert pynvml is not None, reason
+    sampler = NvmlSampler(pynvml, index=0, interval_s=0.01)
+    sampler.start()
+    a = torch.randn(2048, 2048, device="cuda")
+    for _ in range(20):
+        a = a @ a.T / 2048
+    torch.cuda.synchronize()
+    summary = sampler.stop()
+    assert summary["samples"] >= 1 and summary["duration_s"] > 0
+    assert summary["power_w_max"] > 0 and summary["memory_used_bytes_max"] > 0
+    assert summary["energy_source"] in ("energy_counter", "power_samples") and summary["energy_j"] >= 0
+
+    session = TelemetrySession("cuda")
+    session.begin_point()
+    energy = session.end_point()
+    assert energy.power_w_mean is not None and energy.duration_s > 0
+    assert isinstance(session.summary()["nvml"], dict)
