@@ -52,7 +52,7 @@ def test_it_reads_what_this_host_has_available():
     assert memory_module.device_available_bytes("cpu") is None
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (none here)")
+@pytest.mark.gpu
 def test_it_reads_the_free_memory_of_the_gpu():
     free_bytes = memory_module.device_available_bytes("cuda")
     assert 0 < free_bytes <= torch.cuda.get_device_properties(0).total_memory
