@@ -89,7 +89,10 @@ def cost_series_at(*, accelerator_id: int, workload: str, price_kind: str, since
     workload arrived, a price of the kind came into force), oldest first; each moment read as of then."""
     runs = policy.eligible_runs(model_class=policy.LLM_CLASS, accelerator_ids=[accelerator_id], include_external=True)
     moments = {(run.started_at, "run") for run in runs if workload_of(run) == workload}
-    priced_as = Accelerator.objects.get(pk=accelerator_id).pricing_accelerator
+    accelerator = Accelerator.objects.filter(pk=accelerator_id).first()
+    if accelerator is None:
+        raise ValueError(f"no accelerator with id {accelerator_id}")
+    priced_as = accelerator.pricing_accelerator
     prices = Price.objects.filter(accelerator=priced_as, kind=price_kind).values_list("effective_from", flat=True)
     moments |= {(at, "price") for at in prices}
     series = []
