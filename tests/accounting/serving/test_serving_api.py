@@ -187,3 +187,13 @@ def test_it_follows_one_accelerators_cost_at_a_speed_through_a_price_change(api,
     assert [p["cause"] for p in data] == ["price", "run", "price"]
     assert data[0]["reading"] is None and data[0]["reason"]
     assert [p["reading"]["costs"]["cost_per_million_output_tokens_usd"] for p in data[1:]] == ["1.0000", "0.5000"]
+
+
+def test_it_names_an_unknown_accelerator_in_a_cost_series(api):
+    body = api.get(
+        "/api/v1/serving/cost-series/",
+        {"accelerator": 999999, "workload": "llama3.1-8b", "price_kind": "cloud_on_demand",
+         "interactivity_tps_per_user": 20},
+    )  # fmt: skip
+
+    assert body.status_code == 400 and "no accelerator with id 999999" in body.json()["non_field_errors"][0]
