@@ -1,5 +1,6 @@
-"""The agent's side of the registry: when a worker consuming ``agent.<name>`` starts, it registers the
-host (devices, versions) and heartbeats every INFERLEDGER_AGENT_HEARTBEAT_S, all as control-queue tasks.
+"""Worker start-up. An agent (a worker consuming ``agent.<name>``) registers its host (devices, versions)
+and heartbeats every INFERLEDGER_AGENT_HEARTBEAT_S, all as signed control-queue tasks. A control worker
+(consuming the control queue) checks the broker's persistence and records its own heartbeat.
 """
 
 from __future__ import annotations
@@ -20,23 +21,40 @@ def agent_names(queue_names) -> list[str]:
 
 
 def _heartbeat_loop(name: str, interval_s: float) -> None:
-    from .tasks import agent_heartbeat
+    from .tasks import agent_heartbeat, send_report
 
     while not _stop.wait(interval_s):
         try:
-            agent_heartbeat.delay(name)
+            send_report(agent_heartbeat, name)
         except Exception:  # the broker is down: keep trying, the next beat may get through
             logger.exception("agent %s: heartbeat not sent", name)
 
 
+def _control_worker_started(hostname: str) -> None:
+    from .liveness import control_worker_seen
+
+    try:
+        worker = control_worker_seen(hostname=hostname, started=True)
+    except Exception:  # the database is down at start: the periodic heartbeat will record it later
+        logger.exception("control worker %s: liveness not recorded at start", hostname)
+        return
+    logger.info("control worker %s: broker persistence %s", hostname, worker.broker_persistence)
+
+
 @worker_ready.connect
 def register_on_start(sender=None, **kwargs):
-    """Register every agent queue this worker consumes; a control worker consumes none and does nothing."""
+    """Register every agent queue this worker consumes; record a control worker's start."""
     from .inventory import collect_inventory
-    from .tasks import register_agent
+    from .tasks import register_agent, send_report
 
-    for name in agent_names(sender.app.amqp.queues.consume_from):
-        register_agent.delay(collect_inventory(name))
+    queues = list(sender.app.amqp.queues.consume_from)
+    if settings.INFERLEDGER_CONTROL_QUEUE in queues:
+        _control_worker_started(sender.hostname)
+    for name in agent_names(queues):
+        if not settings.INFERLEDGER_AGENT_SECRET:
+            logger.warning("agent %s: INFERLEDGER_AGENT_SECRET is not set; the control plane refuses its reports "
+                           "(issue one with: manage.py enroll_agent %s)", name, name)  # fmt: skip
+        send_report(register_agent, collect_inventory(name))
         thread = threading.Thread(
             target=_heartbeat_loop,
             args=(name, settings.INFERLEDGER_AGENT_HEARTBEAT_S),

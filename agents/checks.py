@@ -1,4 +1,4 @@
-"""System checks: name a Celery setting that would make a long job run twice, before it happens."""
+"""System checks: a Celery setting that would make a long job run twice, a broker that would lose queued jobs."""
 
 from django.conf import settings
 from django.core.checks import Warning, register
@@ -6,7 +6,11 @@ from django.core.checks import Warning, register
 
 @register()
 def visibility_timeout_covers_the_longest_job(app_configs, **kwargs):
-    longest_s = settings.INFERLEDGER_JOB_TIME_LIMIT_MAX_S + settings.INFERLEDGER_RETRY_BACKOFF_MAX_S
+    # The longest a message stays unacked: a whole job, or a control task waiting out a database outage.
+    longest_s = max(
+        settings.INFERLEDGER_JOB_TIME_LIMIT_MAX_S + settings.INFERLEDGER_RETRY_BACKOFF_MAX_S,
+        settings.INFERLEDGER_DB_OUTAGE_MAX_S + settings.CELERY_TASK_TIME_LIMIT,
+    )
     if settings.CELERY_BROKER_URL and settings.CELERY_VISIBILITY_TIMEOUT_S <= longest_s:
         return [
             Warning(
@@ -18,3 +22,16 @@ def visibility_timeout_covers_the_longest_job(app_configs, **kwargs):
             )
         ]
     return []
+
+
+@register()
+def broker_persists_queued_jobs(app_configs, **kwargs):
+    """A Redis without persistence loses every queued job on a restart, silently: say so at start."""
+    from .broker_health import broker_persistence, persistence_warning
+
+    if not settings.CELERY_BROKER_URL:
+        return []
+    warning = persistence_warning(broker_persistence())
+    if not warning:
+        return []
+    return [Warning(warning, hint="See docs/operations.md, section Redis.", id="agents.W002")]

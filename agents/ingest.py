@@ -40,6 +40,23 @@ def _quarantine(raw: str, reason: str, source: str, run_id=None, job=None) -> In
     return IngestOutcome(QUARANTINED, None, reason, entry)
 
 
+def quarantine_payload(payload, *, reason: str, source: str, job=None, link_run: bool = True) -> IngestOutcome:
+    """Keep a payload that must not be stored (refused sender, failed ingest) verbatim, with the reason.
+
+    ``link_run=False`` for a refused sender: its run_id is not trusted to stand for a run (it would count
+    as "arrived" for the job that really owns that run id).
+    """
+    if isinstance(payload, bytes | str):
+        raw = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else payload
+    else:
+        try:
+            raw = _canonical(payload)
+        except (TypeError, ValueError):
+            raw = repr(payload)[:1_000_000]
+    run_id = _readable_run_id(payload) if link_run and isinstance(payload, dict) else None
+    return _quarantine(raw, reason, source, run_id, job)
+
+
 def _readable_run_id(payload) -> uuid.UUID | None:
     try:
         return uuid.UUID(str(payload.get("run_id")))

@@ -11,10 +11,10 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
-from .ingest import QUARANTINED, IngestOutcome, ingest_result
+from .ingest import QUARANTINED, IngestOutcome, ingest_result, quarantine_payload
 from .jobspec import SPEC_FIELDS, JobSpecError, validate_spec
 from .models import ACTIVE_JOB_STATES, Agent, BenchmarkRun, Job, JobState, QuarantinedPayload
 from .registry import agent_for_accelerator, broker_configured, local_agent
@@ -70,6 +70,7 @@ def job_dispatch(job: Job) -> None:
         time_limit=job.time_limit_s,
         soft_time_limit=soft_time_limit_s(job.time_limit_s),
     )
+    Job.objects.filter(pk=job.pk).update(dispatched_at=timezone.now())
 
 
 def _stop_on_agent(job_id) -> None:
@@ -83,8 +84,8 @@ def _stop_on_agent(job_id) -> None:
 def job_claim(*, job_id, agent_name: str) -> bool:
     """The agent reports it started: queued -> running (or count a redelivery); False means stop it."""
     job = Job.objects.filter(pk=job_id).first()
-    if job is None:
-        return False
+    if job is None or job.state not in ACTIVE_JOB_STATES:
+        return False  # cancelled, or finished already (its start report arrived after its end)
     now = timezone.now()
     changes = {
         "attempts": F("attempts") + 1,
@@ -107,18 +108,34 @@ def job_claim(*, job_id, agent_name: str) -> bool:
     return bool(claimed)
 
 
+def job_owned_by(*, job_id, agent: Agent) -> bool:
+    return Job.objects.filter(pk=job_id, agent=agent).exists()
+
+
 def job_progress(*, job_id, percent: float, point: str) -> None:
-    Job.objects.filter(pk=job_id, state=JobState.RUNNING).update(
+    # A queued job too: its start report may still be queued behind (or lost with) a database outage.
+    Job.objects.filter(pk=job_id, state__in=ACTIVE_JOB_STATES).update(
         progress_pct=min(max(float(percent), 0.0), 100.0), current_point=point[:200]
     )
 
 
-def job_ingest(*, job_id, payload) -> IngestOutcome:
-    """Store one result of a job; a quarantined result fails the job with the reason."""
+def job_ingest(*, job_id, payload, sender: Agent | None = None) -> IngestOutcome:
+    """Store one result of a job from its own agent; a quarantined result fails the job with the reason.
+
+    ``sender`` is the verified agent that sent it (None: in-process, the job's own agent). A result for
+    an unknown job, or from an agent that does not own the job, is quarantined and changes no job.
+    """
     job = Job.objects.select_related("agent").filter(pk=job_id).first()
-    agent = job.agent if job else None
-    outcome = ingest_result(payload, source=f"agent {agent.name}" if agent else "agent", job=job, agent=agent)
-    if outcome.status == QUARANTINED and job is not None:
+    agent = sender or (job.agent if job else None)
+    source = f"agent {agent.name}" if agent else "agent"
+    if job is None:
+        return quarantine_payload(payload, reason=f"refused: unknown job {job_id}", source=source, link_run=False)
+    if sender is not None and job.agent_id != sender.pk:
+        owner = job.agent.name if job.agent else "no agent"
+        reason = f"refused: job {job_id} belongs to {owner}, not agent {sender.name}"
+        return quarantine_payload(payload, reason=reason, source=source, link_run=False)
+    outcome = ingest_result(payload, source=source, job=job, agent=agent)
+    if outcome.status == QUARANTINED:
         job_fail(job_id=job.pk, reason=f"result quarantined: {outcome.reason}")
     return outcome
 
@@ -143,8 +160,11 @@ def job_finish(*, job_id, run_ids: list[str], skips: list[dict], error: str = ""
         )
         job_fail(job_id=job_id, reason=f"nothing was measured ({reasons or 'no items'})", skips=skips)
         return
-    Job.objects.filter(pk=job_id, state=JobState.RUNNING).update(
-        state=JobState.SUCCEEDED, finished_at=timezone.now(), progress_pct=100.0, skips=skips, error=""
+    # A queued job too: its runs are stored, its start report was delayed or lost (a database outage).
+    now = timezone.now()
+    Job.objects.filter(pk=job_id, state=JobState.QUEUED, attempts=0).update(started_at=now, attempts=1)
+    Job.objects.filter(pk=job_id, state__in=ACTIVE_JOB_STATES).update(
+        state=JobState.SUCCEEDED, finished_at=now, progress_pct=100.0, skips=skips, error=""
     )
 
 
@@ -165,11 +185,52 @@ def job_cancel(*, job: Job, by: str = "") -> bool:
     return bool(cancelled)
 
 
-def jobs_reap(*, now=None) -> list[tuple[str, str]]:
-    """Fail (or requeue, below the attempt limit) active jobs past their deadline; returns (job id, action)."""
+def jobs_redispatch_lost(*, now=None) -> list[tuple[str, str]]:
+    """Send again each queued job whose message the broker no longer holds (a Redis restart without persistence).
+
+    Safe: the job id is the task id and each item's run id derives from it, so a job delivered twice
+    still stores each run once. A job is a suspect INFERLEDGER_LOST_JOB_GRACE_S after its last dispatch.
+    """
+    from .broker_health import jobs_known_to_broker
+
+    if not broker_configured():
+        return []
     now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.INFERLEDGER_LOST_JOB_GRACE_S)
+    suspects = list(
+        Job.objects.filter(state=JobState.QUEUED, agent__isnull=False)
+        .filter(Q(dispatched_at__lt=cutoff) | Q(dispatched_at__isnull=True, created_at__lt=cutoff))
+        .select_related("agent")
+    )
+    if not suspects:
+        return []
+    try:
+        held = jobs_known_to_broker([job.pk for job in suspects], {job.agent.queue for job in suspects})
+    except Exception as exc:  # the broker is unreachable: nothing can be told, nothing is sent
+        logger.warning("reaper: could not list the broker's messages (%s)", exc)
+        return []
     actions = []
-    for job in Job.objects.past_deadline(now).select_related("agent"):
+    for job in suspects:
+        if str(job.pk) in held:
+            continue
+        reason = f"its message was no longer in the broker at {now:%Y-%m-%d %H:%M:%S} UTC; dispatched again"
+        taken = Job.objects.filter(pk=job.pk, state=JobState.QUEUED, dispatched_at=job.dispatched_at).update(
+            dispatched_at=now, error=reason
+        )
+        if taken:
+            logger.warning("reaper: job %s %s", job.pk, reason)
+            job_dispatch(job)
+            actions.append((str(job.pk), "redispatched"))
+    return actions
+
+
+def jobs_reap(*, now=None) -> list[tuple[str, str]]:
+    """Fail (or requeue, below the attempt limit) active jobs past their deadline, and re-dispatch lost
+    queued ones; returns (job id, action)."""
+    now = now or timezone.now()
+    actions = jobs_redispatch_lost(now=now)
+    redispatched = {job_id for job_id, _action in actions}
+    for job in Job.objects.past_deadline(now).exclude(pk__in=redispatched).select_related("agent"):
         agent = job.agent.name if job.agent else "no agent"
         if job.state == JobState.QUEUED:
             reason = f"agent {agent} did not start the job by its deadline ({job.deadline_at:%Y-%m-%d %H:%M:%S} UTC)"

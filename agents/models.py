@@ -205,6 +205,9 @@ class Agent(models.Model):
     versions = models.JSONField(default=dict, help_text="Python, torch, CUDA, driver, LoadGen … on the host.")
     first_seen_at = models.DateTimeField(default=timezone.now)
     last_seen_at = models.DateTimeField(default=timezone.now)
+    # Issued by `manage.py enroll_agent`; every report from the agent is signed with it (agents.signing).
+    signing_key = models.CharField(max_length=64, blank=True, editable=False)
+    enrolled_at = models.DateTimeField(null=True, blank=True)
 
     objects = AgentQuerySet.as_manager()
 
@@ -287,6 +290,9 @@ class Job(JobSpec):
     current_point = models.CharField(max_length=200, blank=True)
     skips = models.JSONField(default=list, blank=True, help_text="Items not measured, with the reason.")
     created_at = models.DateTimeField(default=timezone.now)
+    dispatched_at = models.DateTimeField(
+        null=True, blank=True, help_text="Last time the job was sent to its agent's queue (empty: not sent yet)."
+    )
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     deadline_at = models.DateTimeField(
@@ -332,3 +338,26 @@ class JobSchedule(JobSpec):
 
     def __str__(self):
         return self.name
+
+
+class ControlWorker(models.Model):
+    """A control worker's heartbeat and what it found about the broker: its liveness, shown to users."""
+
+    hostname = models.CharField(max_length=255, unique=True)
+    started_at = models.DateTimeField(default=timezone.now)
+    last_seen_at = models.DateTimeField(default=timezone.now)
+    broker_persistence = models.JSONField(
+        default=dict, help_text="The broker's CONFIG GET appendonly/save as last read, or why it could not be read."
+    )
+    broker_warning = models.TextField(blank=True, help_text="Why queued jobs could be lost on a broker restart.")
+
+    class Meta:
+        ordering = ["hostname"]
+
+    def __str__(self):
+        return self.hostname
+
+    @property
+    def status(self) -> str:
+        age_s = (timezone.now() - self.last_seen_at).total_seconds()
+        return "online" if age_s <= settings.INFERLEDGER_CONTROL_OFFLINE_AFTER_S else "offline"

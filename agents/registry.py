@@ -49,6 +49,22 @@ def agent_register(*, report: dict) -> Agent:
     return agent
 
 
+def agent_enroll(*, name: str) -> tuple[Agent, str]:
+    """Issue (or replace) the agent's signing secret; returns the agent and the secret to set on its host.
+
+    The agent's reports are accepted only when signed with it. Replacing it locks out the old secret.
+    """
+    from .signing import new_secret
+
+    secret = new_secret()
+    agent, _created = Agent.objects.update_or_create(
+        name=name,
+        defaults={"signing_key": secret, "enrolled_at": timezone.now()},
+        create_defaults={"queue": f"agent.{name}", "signing_key": secret, "enrolled_at": timezone.now()},
+    )
+    return agent, secret
+
+
 def agent_heartbeat(*, name: str) -> bool:
     """Record that the agent is alive; False (and nothing written) for an agent never registered."""
     updated = Agent.objects.filter(name=name).update(last_seen_at=timezone.now())

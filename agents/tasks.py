@@ -2,31 +2,78 @@
 
 ``run_job`` executes on an agent (queue ``agent.<name>``) and never touches the database: it reports
 start, progress, results and the end as tasks on the control queue, which the control worker runs.
-Every other task here runs on the control worker.
+Every report is signed with the agent's secret (agents.signing) and checked before it changes anything.
+Every other task here runs on the control worker, through database outages (agents.control).
 """
 
 from __future__ import annotations
 
+import functools
 import logging
+import math
+import time
 import traceback
 
 from celery import shared_task
-from celery.exceptions import SoftTimeLimitExceeded
+from celery.exceptions import Reject, SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import InterfaceError, OperationalError
 
 from . import agent_runtime  # noqa: F401  (connects the agent's registration and heartbeat to worker start)
+from .control import DatabaseOutageTooLong, rejection_reason, sender_agent, through_database_outage
+from .signing import sign
 
-# Control tasks retry transient database errors only, with jittered exponential backoff.
-CONTROL_TASK = {
-    "autoretry_for": (OperationalError, InterfaceError),
-    "retry_backoff": True,
-    "retry_backoff_max": settings.INFERLEDGER_RETRY_BACKOFF_MAX_S,
-    "retry_jitter": True,
-    "max_retries": 5,
-}
-FINISH_WAIT_RETRIES, FINISH_WAIT_S = 20, 3
 logger = logging.getLogger(__name__)
+
+# Control tasks wait out a database outage in-process; their limits cover that wait plus the work.
+CONTROL_TASK = {
+    "soft_time_limit": settings.INFERLEDGER_DB_OUTAGE_MAX_S + settings.CELERY_TASK_SOFT_TIME_LIMIT,
+    "time_limit": settings.INFERLEDGER_DB_OUTAGE_MAX_S + settings.CELERY_TASK_TIME_LIMIT,
+}
+# job_finished waits for the job's results (separate messages) in short in-process polls, re-queueing
+# itself behind them between polls (never a countdown message), for at most FINISH_WAIT_S in all.
+FINISH_POLL_S, FINISH_WAIT_S = 5.0, 120.0
+# Agents' reports retry publishing through a broker outage (Redis restarting) for about this long.
+REPORT_RETRY_POLICY = {
+    "max_retries": math.ceil(settings.INFERLEDGER_REPORT_PUBLISH_RETRY_S / 5) + 4,
+    "interval_start": 0,
+    "interval_step": 1,
+    "interval_max": 5,
+}
+
+
+def control_task(name: str):
+    """A control-plane task (bound) that waits out a database outage and is requeued past the limit."""
+
+    def decorate(fn):
+        @functools.wraps(fn)
+        def body(self, *args, **kwargs):
+            try:
+                return through_database_outage(
+                    lambda: fn(self, *args, **kwargs), what=name, eager=bool(self.request.is_eager)
+                )
+            except DatabaseOutageTooLong as exc:
+                logger.error("%s; the message goes back to its queue", exc)
+                raise Reject(str(exc), requeue=True) from exc
+
+        return shared_task(bind=True, name=name, **CONTROL_TASK)(body)
+
+    return decorate
+
+
+def send_report(task, *args) -> None:
+    """Publish an agent's report to the control plane, signed, retrying through a broker outage."""
+    args = list(args)
+    secret = settings.INFERLEDGER_AGENT_SECRET
+    task.apply_async(
+        args=args,
+        kwargs={"signature": sign(secret, task.name, args) if secret else None},
+        retry=True,
+        retry_policy=REPORT_RETRY_POLICY,
+    )
+
+
+def _refused(task_name: str, agent_name: str, what: str) -> None:
+    logger.warning("%s refused (%s): %s", task_name, rejection_reason(agent_name), what)
 
 
 @shared_task(
@@ -41,83 +88,141 @@ def run_job(self, job_id: str, spec: dict, agent_name: str) -> dict:
     """On the agent: run the job's items with the harness and send every result to the control plane."""
     from .agent_job import execute_job
 
-    job_started.delay(job_id, agent_name)
+    send_report(job_started, job_id, agent_name)
     try:
         report = execute_job(
             job_id,
             spec,
-            progress=lambda percent, point: job_progress.delay(job_id, percent, point),
-            deliver=lambda payload: ingest_job_result.delay(job_id, payload),
+            progress=lambda percent, point: send_report(job_progress, job_id, percent, point, agent_name),
+            deliver=lambda payload: send_report(ingest_job_result, job_id, payload, agent_name),
         )
     except SoftTimeLimitExceeded:
-        job_finished.delay(job_id, [], [], f"exceeded its time limit ({spec.get('time_limit_s')} s)")
+        error = f"exceeded its time limit ({spec.get('time_limit_s')} s)"
+        send_report(job_finished, job_id, [], [], error, agent_name)
         return {"error": "time limit"}
     except Exception as exc:  # a benchmark that breaks fails its job with the reason; it is not retried
         logger.exception("job %s failed", job_id)
-        job_finished.delay(job_id, [], [], f"{type(exc).__name__}: {exc}\n\n{traceback.format_exc()}")
+        error = f"{type(exc).__name__}: {exc}\n\n{traceback.format_exc()}"
+        send_report(job_finished, job_id, [], [], error, agent_name)
         return {"error": str(exc)}
-    job_finished.delay(job_id, report.run_ids, report.skips, report.error)
+    send_report(job_finished, job_id, report.run_ids, report.skips, report.error, agent_name)
     return {"run_ids": report.run_ids, "skipped": len(report.skips)}
 
 
-@shared_task(name="agents.register_agent", **CONTROL_TASK)
-def register_agent(report: dict) -> None:
+@control_task("agents.register_agent")
+def register_agent(self, report: dict, signature: str | None = None) -> None:
     from .registry import agent_register
 
+    name = str(report.get("name", ""))
+    if sender_agent(self.name, name, [report], signature) is None and settings.CELERY_BROKER_URL:
+        return _refused(self.name, name, "registration ignored")
     agent_register(report=report)
 
 
-@shared_task(name="agents.agent_heartbeat", **CONTROL_TASK)
-def agent_heartbeat(name: str) -> None:
+@control_task("agents.agent_heartbeat")
+def agent_heartbeat(self, name: str, signature: str | None = None) -> None:
     from .registry import agent_heartbeat as heartbeat
 
+    if sender_agent(self.name, name, [name], signature) is None and settings.CELERY_BROKER_URL:
+        return _refused(self.name, name, "heartbeat ignored")
     heartbeat(name=name)
 
 
-@shared_task(name="agents.job_started", **CONTROL_TASK)
-def job_started(job_id: str, agent_name: str) -> None:
+def _owning_agent(task, job_id: str, agent_name: str, args: list, signature):
+    """The verified sender when it is the job's agent; None (logged) otherwise."""
+    from .jobs import job_owned_by
+
+    agent = sender_agent(task.name, agent_name, args, signature)
+    if agent is None and settings.CELERY_BROKER_URL:
+        _refused(task.name, agent_name, f"job {job_id}")
+        return None
+    if agent is not None and not job_owned_by(job_id=job_id, agent=agent):
+        logger.warning("%s refused: job %s is not agent %s's", task.name, job_id, agent.name)
+        return None
+    return agent or True
+
+
+@control_task("agents.job_started")
+def job_started(self, job_id: str, agent_name: str, signature: str | None = None) -> None:
     from .jobs import job_claim
 
-    job_claim(job_id=job_id, agent_name=agent_name)
+    if _owning_agent(self, job_id, agent_name, [job_id, agent_name], signature):
+        job_claim(job_id=job_id, agent_name=agent_name)
 
 
-@shared_task(name="agents.job_progress", **CONTROL_TASK)
-def job_progress(job_id: str, percent: float, point: str) -> None:
+@control_task("agents.job_progress")
+def job_progress(self, job_id: str, percent: float, point: str, agent_name: str = "", signature=None) -> None:
     from .jobs import job_progress as progress
 
-    progress(job_id=job_id, percent=percent, point=point)
+    if _owning_agent(self, job_id, agent_name, [job_id, percent, point, agent_name], signature):
+        progress(job_id=job_id, percent=percent, point=point)
 
 
-@shared_task(name="agents.ingest_job_result", **CONTROL_TASK)
-def ingest_job_result(job_id: str, payload: dict) -> str:
+@control_task("agents.ingest_job_result")
+def ingest_job_result(self, job_id: str, payload, agent_name: str = "", signature: str | None = None) -> str:
+    """Store a result only from the registered agent that owns the job; anything else is quarantined."""
+    from .ingest import quarantine_payload
     from .jobs import job_ingest
 
-    return job_ingest(job_id=job_id, payload=payload).status
+    source = f"agent {agent_name}" if agent_name else "agent"
+    sender = sender_agent(self.name, agent_name, [job_id, payload, agent_name], signature)
+    if sender is None and settings.CELERY_BROKER_URL:
+        reason = f"refused: {rejection_reason(agent_name)} (job {job_id})"
+        return quarantine_payload(payload, reason=reason, source=source, link_run=False).status
+    try:
+        return job_ingest(job_id=job_id, payload=payload, sender=sender).status
+    except Exception as exc:
+        from .control import DATABASE_ERRORS
+
+        if isinstance(exc, DATABASE_ERRORS):
+            raise
+        # Never ack a result that was not stored: keep it, with the reason, for an operator to replay.
+        logger.exception("ingest of a result of job %s failed", job_id)
+        return quarantine_payload(payload, reason=f"ingest failed: {type(exc).__name__}: {exc}", source=source).status
 
 
-@shared_task(bind=True, name="agents.job_finished", **CONTROL_TASK)
-def job_finished(self, job_id: str, run_ids: list, skips: list, error: str) -> None:
+@control_task("agents.job_finished")
+def job_finished(
+    self, job_id: str, run_ids: list, skips: list, error: str, agent_name: str = "", signature=None, waited_s=0.0
+) -> None:
     """Close the job once every result it announces has been ingested (they travel as separate messages)."""
     from .jobs import job_fail, job_finish, job_results_missing
 
+    args = [job_id, run_ids, skips, error, agent_name]
+    if not _owning_agent(self, job_id, agent_name, args, signature):
+        return
+    polled_at = time.monotonic()
     missing = job_results_missing(job_id=job_id, run_ids=run_ids)
-    if missing and self.request.retries < FINISH_WAIT_RETRIES:
-        raise self.retry(countdown=FINISH_WAIT_S, max_retries=FINISH_WAIT_RETRIES)
+    while missing and time.monotonic() - polled_at < FINISH_POLL_S:
+        time.sleep(0.5)
+        missing = job_results_missing(job_id=job_id, run_ids=run_ids)
+    waited_s = float(waited_s) + (time.monotonic() - polled_at)
+    if missing and waited_s < FINISH_WAIT_S and not self.request.is_eager:
+        # Behind the results still queued: re-send now (no countdown: ETA messages are held by the worker).
+        self.apply_async(args=args, kwargs={"signature": signature, "waited_s": waited_s})
+        return
     if missing:
         job_fail(job_id=job_id, reason=f"results never arrived for run(s) {', '.join(sorted(missing))}")
         return
     job_finish(job_id=job_id, run_ids=run_ids, skips=skips, error=error)
 
 
-@shared_task(name="agents.reap_jobs", **CONTROL_TASK)
-def reap_jobs() -> list:
+@control_task("agents.reap_jobs")
+def reap_jobs(self) -> list:
     from .jobs import jobs_reap
 
     return jobs_reap()
 
 
-@shared_task(name="agents.fire_schedule", **CONTROL_TASK)
-def fire_schedule(schedule_id: int) -> str | None:
+@control_task("agents.control_heartbeat")
+def control_heartbeat(self) -> str:
+    from .liveness import control_worker_seen
+
+    return control_worker_seen(hostname=self.request.hostname or "control").status
+
+
+@control_task("agents.fire_schedule")
+def fire_schedule(self, schedule_id: int) -> str | None:
     from .schedules import schedule_fire
 
     job = schedule_fire(schedule_id=schedule_id)

@@ -11,6 +11,8 @@ from pathlib import Path
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
+from inferledger.broker import transport_for
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
@@ -177,6 +179,8 @@ SPECTACULAR_SETTINGS = {
 
 # Celery. Unset broker = the embedded default: benchmarks run in-process, no worker needed.
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="")
+# kombu's Redis transport with a fix that keeps workers alive across a Redis restart (inferledger/broker.py).
+CELERY_BROKER_TRANSPORT = transport_for(CELERY_BROKER_URL)
 CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default=CELERY_BROKER_URL or None)
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_ACCEPT_CONTENT = ["json"]  # pickle would let anyone who reaches the broker run code
@@ -210,6 +214,12 @@ CELERY_TASK_SOFT_TIME_LIMIT = 240
 CELERY_TASK_TIME_LIMIT = 300
 # Transient-error retries (database or broker unreachable) back off up to this long.
 INFERLEDGER_RETRY_BACKOFF_MAX_S = 600
+# Control tasks wait out a database outage in-process (no ETA message, nothing acked unstored) for up to
+# this long, retrying every few seconds (capped backoff); past it the message is requeued, never dropped.
+INFERLEDGER_DB_OUTAGE_MAX_S = env.int("INFERLEDGER_DB_OUTAGE_MAX_S", default=3600)
+INFERLEDGER_DB_RETRY_BACKOFF_MAX_S = 5
+# An agent's reports (start, progress, results, end) retry publishing through a broker outage this long.
+INFERLEDGER_REPORT_PUBLISH_RETRY_S = env.int("INFERLEDGER_REPORT_PUBLISH_RETRY_S", default=300)
 # Redis redelivers a message not acked within the visibility timeout, counted from reservation: it must
 # exceed the longest job plus the retry backoff, or a long job runs twice at once. It is set in all three
 # places Celery reads it (celery#7651). Tests shorten it (CELERY_VISIBILITY_TIMEOUT_S=8) so a killed
@@ -229,6 +239,10 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 # Reaper: every minute, fail (or requeue, up to the attempt limit) jobs active past their deadline.
 INFERLEDGER_REAPER_INTERVAL_S = env.int("INFERLEDGER_REAPER_INTERVAL_S", default=60)
+# The control worker records a heartbeat (and the broker's persistence) this often; the status endpoint
+# shows it offline after INFERLEDGER_CONTROL_OFFLINE_AFTER_S without one.
+INFERLEDGER_CONTROL_HEARTBEAT_S = env.int("INFERLEDGER_CONTROL_HEARTBEAT_S", default=30)
+INFERLEDGER_CONTROL_OFFLINE_AFTER_S = env.int("INFERLEDGER_CONTROL_OFFLINE_AFTER_S", default=120)
 CELERY_BEAT_SCHEDULE = {
     "inferledger-reap-jobs": {
         "task": "agents.reap_jobs",
@@ -236,12 +250,23 @@ CELERY_BEAT_SCHEDULE = {
         # A reaper run that waited a whole interval in the queue is superseded by the next one.
         "options": {"expires": INFERLEDGER_REAPER_INTERVAL_S},
     },
+    "inferledger-control-heartbeat": {
+        "task": "agents.control_heartbeat",
+        "schedule": float(INFERLEDGER_CONTROL_HEARTBEAT_S),
+        "options": {"expires": INFERLEDGER_CONTROL_HEARTBEAT_S},
+    },
 }
 INFERLEDGER_JOB_MAX_ATTEMPTS = 3
 # A queued job no agent has started within this long is failed (its agent is gone or wedged).
 INFERLEDGER_JOB_START_TIMEOUT_S = env.int("INFERLEDGER_JOB_START_TIMEOUT_S", default=24 * 3600)
 # A running job gets its time limit plus this grace for the last reports to arrive before it is reaped.
-INFERLEDGER_JOB_REPORT_GRACE_S = 120
+INFERLEDGER_JOB_REPORT_GRACE_S = env.int("INFERLEDGER_JOB_REPORT_GRACE_S", default=120)
+# A queued job whose message is in no broker queue and held by no worker this long after its dispatch
+# (a Redis restarted without persistence) is dispatched again by the reaper.
+INFERLEDGER_LOST_JOB_GRACE_S = env.int("INFERLEDGER_LOST_JOB_GRACE_S", default=120)
+# On an agent host: the secret issued by `manage.py enroll_agent NAME`; every report the agent sends is
+# signed with it (HMAC-SHA256), and the control plane accepts a result only from the job's own agent.
+INFERLEDGER_AGENT_SECRET = env.str("INFERLEDGER_AGENT_SECRET", default="")
 # Agents heartbeat every INFERLEDGER_AGENT_HEARTBEAT_S; one silent for longer than the timeout is offline.
 INFERLEDGER_AGENT_HEARTBEAT_S = env.int("INFERLEDGER_AGENT_HEARTBEAT_S", default=30)
 INFERLEDGER_AGENT_OFFLINE_AFTER_S = env.int("INFERLEDGER_AGENT_OFFLINE_AFTER_S", default=120)

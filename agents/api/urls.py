@@ -1,5 +1,7 @@
+from django.urls import path
 from rest_framework.routers import DefaultRouter
 
+from .status import StatusView
 from .views import AgentViewSet, JobViewSet, QuarantineViewSet, ScheduleViewSet
 
 router = DefaultRouter()
@@ -8,4 +10,4 @@ router.register("jobs", JobViewSet)
 router.register("schedules", ScheduleViewSet)
 router.register("quarantine", QuarantineViewSet)
 
-urlpatterns = router.urls
+urlpatterns = [path("status/", StatusView.as_view(), name="status"), *router.urls]

@@ -88,8 +88,15 @@ class Workers:
                 "--loglevel", "INFO", *extra]  # fmt: skip
         return self.start(argv, "control", **extra_env)
 
-    def agent(self, name: str) -> subprocess.Popen:
-        return self.start([sys.executable, "manage.py", "run_agent", "--name", name], f"agent-{name}")
+    def agent(self, name: str, **extra_env) -> subprocess.Popen:
+        """An enrolled agent (its signing secret issued now, or reused), as `run_agent --name NAME` runs it."""
+        from agents.models import Agent
+        from agents.registry import agent_enroll
+
+        enrolled = Agent.objects.filter(name=name).exclude(signing_key="").first()
+        secret = enrolled.signing_key if enrolled else agent_enroll(name=name)[1]
+        argv = [sys.executable, "manage.py", "run_agent", "--name", name]
+        return self.start(argv, f"agent-{name}", INFERLEDGER_AGENT_SECRET=secret, **extra_env)
 
     @staticmethod
     def kill(proc: subprocess.Popen) -> None:

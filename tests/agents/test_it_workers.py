@@ -26,7 +26,8 @@ TWO_ITEMS = {
 
 
 def _agent_online(name: str):
-    return wait_for(lambda: Agent.objects.filter(name=name).first(), timeout_s=60, what=f"agent {name} to register")
+    registered = Agent.objects.filter(name=name).exclude(devices=[])  # enrolled before start; registered now
+    return wait_for(lambda: registered.first(), timeout_s=60, what=f"agent {name} to register")
 
 
 def _job(job_id) -> Job:
