@@ -5,6 +5,7 @@ With no environment at all this is the embedded default: a SQLite file in the pr
 tests ask); with it off, SECRET_KEY is required.
 """
 
+import secrets
 from datetime import timedelta
 from pathlib import Path
 
@@ -22,7 +23,10 @@ DEBUG = env.bool("DEBUG", default=False)
 
 # A default key is only acceptable for a local, DEBUG instance: production must bring its own.
 _DEV_SECRET_KEY = "insecure-dev-key-for-local-debug-only-never-use-in-production-0123456789"
-SECRET_KEY = env.str("SECRET_KEY", default=_DEV_SECRET_KEY if DEBUG else "")
+# An agent host (it has INFERLEDGER_AGENT_SECRET) needs no SECRET_KEY: it serves no page and signs nothing
+# with it, so it gets a random one per process and the control plane's key never leaves the control plane.
+_AGENT_HOST_KEY = secrets.token_urlsafe(50) if env.str("INFERLEDGER_AGENT_SECRET", default="") else ""
+SECRET_KEY = env.str("SECRET_KEY", default=_DEV_SECRET_KEY if DEBUG else _AGENT_HOST_KEY)
 if not SECRET_KEY:
     raise ImproperlyConfigured(
         "SECRET_KEY is required when DEBUG is off. Set it to a random string of at least 50 characters, "
