@@ -213,11 +213,19 @@ def jobs_redispatch_lost(*, now=None) -> list[tuple[str, str]]:
     for job in suspects:
         if str(job.pk) in held:
             continue
+        unchanged = Job.objects.filter(pk=job.pk, state=JobState.QUEUED, dispatched_at=job.dispatched_at)
+        if job.redispatches >= settings.INFERLEDGER_JOB_MAX_ATTEMPTS:
+            # Sent that often and never started: the agent takes the message and dies before its first report.
+            reason = (
+                f"agent {job.agent.name} never reported starting it; its message was gone from the broker "
+                f"{job.redispatches + 1} times"
+            )
+            if unchanged.update(state=JobState.FAILED, finished_at=now, error=reason):
+                logger.warning("reaper: job %s failed: %s", job.pk, reason)
+                actions.append((str(job.pk), "failed"))
+            continue
         reason = f"its message was no longer in the broker at {now:%Y-%m-%d %H:%M:%S} UTC; dispatched again"
-        taken = Job.objects.filter(pk=job.pk, state=JobState.QUEUED, dispatched_at=job.dispatched_at).update(
-            dispatched_at=now, error=reason
-        )
-        if taken:
+        if unchanged.update(dispatched_at=now, error=reason, redispatches=F("redispatches") + 1):
             logger.warning("reaper: job %s %s", job.pk, reason)
             job_dispatch(job)
             actions.append((str(job.pk), "redispatched"))
@@ -229,8 +237,8 @@ def jobs_reap(*, now=None) -> list[tuple[str, str]]:
     queued ones; returns (job id, action)."""
     now = now or timezone.now()
     actions = jobs_redispatch_lost(now=now)
-    redispatched = {job_id for job_id, _action in actions}
-    for job in Job.objects.past_deadline(now).exclude(pk__in=redispatched).select_related("agent"):
+    handled = {job_id for job_id, _action in actions}
+    for job in Job.objects.past_deadline(now).exclude(pk__in=handled).select_related("agent"):
         agent = job.agent.name if job.agent else "no agent"
         if job.state == JobState.QUEUED:
             reason = f"agent {agent} did not start the job by its deadline ({job.deadline_at:%Y-%m-%d %H:%M:%S} UTC)"

@@ -293,6 +293,9 @@ class Job(JobSpec):
     dispatched_at = models.DateTimeField(
         null=True, blank=True, help_text="Last time the job was sent to its agent's queue (empty: not sent yet)."
     )
+    redispatches = models.PositiveSmallIntegerField(
+        default=0, help_text="Times the reaper sent it again because the broker no longer held its message."
+    )
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     deadline_at = models.DateTimeField(

@@ -178,6 +178,20 @@ def test_it_redispatches_a_queued_job_whose_message_the_broker_lost(celery_broke
 
 
 @pytest.mark.redis
+def test_it_fails_a_job_whose_message_keeps_vanishing_without_a_start_report(celery_broker, agent, settings):
+    settings.INFERLEDGER_LOST_JOB_GRACE_S = 60
+    job = Job.objects.create(agent=agent, workloads=["tabular"], dispatched_at=timezone.now() - timedelta(minutes=5))
+    for attempt in range(settings.INFERLEDGER_JOB_MAX_ATTEMPTS):
+        celery_broker.flushdb()  # the agent took it and died before reporting, again
+        later = timezone.now() + timedelta(minutes=5 * (attempt + 1))
+        assert jobs_reap(now=later) == [(str(job.pk), "redispatched")]
+    celery_broker.flushdb()
+    assert jobs_reap(now=timezone.now() + timedelta(hours=1)) == [(str(job.pk), "failed")]
+    job.refresh_from_db()
+    assert job.state == "failed" and "never reported starting it" in job.error
+
+
+@pytest.mark.redis
 def test_it_does_not_redispatch_a_queued_job_whose_start_report_waits_for_the_control_worker(celery_broker, agent,
                                                                                              settings):  # fmt: skip
     # The agent ran it while PostgreSQL was down: its message is acked, its reports are queued for the control

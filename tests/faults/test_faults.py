@@ -23,8 +23,9 @@ def _worker(tmp_path: Path, broker_url: str) -> subprocess.Popen:
     env = os.environ | {"CELERY_BROKER_URL": broker_url, "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
                         "PYTHONUNBUFFERED": "1"}  # fmt: skip
     env.pop("TEST_DATABASE_NAME", None)
-    argv = [sys.executable, "-m", "celery", "-A", "inferledger", "worker", "--queues", "control", "--hostname",
-            "control@faults", "--concurrency", "1", "--without-gossip", "--without-mingle", "--loglevel", "INFO"]  # fmt: skip
+    argv = [sys.executable, "-m", "celery", "-A", "inferledger", "worker", "--queues", "control",
+            "--hostname", "control@faults", "--concurrency", "1", "--without-gossip", "--without-mingle",
+            "--loglevel", "INFO"]  # fmt: skip
     log = open(tmp_path / "worker.log", "w")
     return subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
@@ -68,7 +69,7 @@ def test_it_loses_nothing_when_postgresql_or_redis_fail_or_the_agent_is_killed(t
     assert figures_path.exists(), done.stderr[-4000:]
     figures = {entry["scenario"]: entry for entry in json.loads(figures_path.read_text())}
     assert set(figures) == {"pg-outage", "redis-aof", "redis-none", "agent-kill"}
-    for name, entry in figures.items():
+    for entry in figures.values():
         assert entry["lost_silently"] == 0 and entry["ended_within_s"] is not None, entry
         assert entry["control_alive"] and entry["extra_runs"] == 0, entry
     assert figures["pg-outage"]["stored_once"] == figures["pg-outage"]["succeeded"] == 10
