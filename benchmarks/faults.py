@@ -115,10 +115,10 @@ def _scenario(name: str, base: Path, pg: PostgreSQL, *, jobs: int, outage_s: flo
 
     for model in (Job, BenchmarkRun, QuarantinedPayload, ControlWorker, Agent):
         model.objects.all().delete()
+    log_dir = base / f"logs-{name}"
+    log_dir.mkdir()
     redis = Redis(base, persistent=name != "redis-none")
     redis.start()
-    log_dir = base / name
-    log_dir.mkdir()
     # A job (a few seconds) must fit in the visibility timeout; the outage must too (control tasks wait it out).
     visibility_s = {"pg-outage": int(outage_s) + 60, "agent-kill": 6}.get(name, 20)
     env = {k: v for k, v in os.environ.items()} | WORKER_ENV | {"CELERY_VISIBILITY_TIMEOUT_S": str(visibility_s)}
