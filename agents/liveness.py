@@ -21,7 +21,8 @@ logger = logging.getLogger(__name__)
 def control_worker_seen(*, hostname: str, started: bool = False) -> ControlWorker:
     persistence = broker_persistence()
     warning = persistence_warning(persistence)
-    if warning:
+    before = ControlWorker.objects.filter(hostname=hostname).values_list("broker_warning", flat=True).first()
+    if warning and (started or warning != before):  # at start and when it changes, not every heartbeat
         logger.warning("broker: %s", warning)
     now = timezone.now()
     fields = {"last_seen_at": now, "broker_persistence": persistence, "broker_warning": warning}

@@ -146,8 +146,7 @@ def _scenario(name: str, base: Path, pg: PostgreSQL, *, jobs: int, outage_s: flo
             for kill in range(3):
                 wait_until(lambda k=kill: _any_running_or_done(ids, 2 + 3 * k), timeout_s=180, what="a running job")
                 time.sleep(0.5)
-                processes.kill(agent_proc)
-                time.sleep(visibility_s + 1)  # Redis gives the unacked job back after the visibility timeout
+                processes.kill(agent_proc)  # its job comes back once the visibility timeout has passed
                 agent_proc = processes.agent(AGENT, secret)
         try:
             wait_until(lambda: _ended(ids), timeout_s=END_WITHIN_S, interval_s=1, what="every job to end")
