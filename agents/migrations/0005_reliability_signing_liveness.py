@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('agents', '0003_job_rounds'),
+        ('agents', '0004_published_results'),
     ]
 
     operations = [
