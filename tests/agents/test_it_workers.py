@@ -93,9 +93,11 @@ def test_it_fails_a_job_whose_agent_never_answers_by_its_deadline(catalog, staff
     control = workers.control("--beat", "--scheduler", "django_celery_beat.schedulers:DatabaseScheduler",
                               INFERLEDGER_REAPER_INTERVAL_S="1")  # fmt: skip
     workers.wait_for_log(control, "Sending due task inferledger-reap-jobs")
+    workers.wait_for_log(control, " ready.")  # the embedded beat starts sending before the worker consumes
     agent_register(report={"name": "ghost", "devices": [{"type": "cpu", "name": "Ghost CPU", "vcpu_count": 2}]})
+    created = time.monotonic()  # before the request: the deadline is counted from inside it
     response = staff_api.post("/api/v1/jobs/", {**TWO_ITEMS, "agent": "ghost"}, format="json")
-    job_id, created = response.data["id"], time.monotonic()
+    job_id = response.data["id"]
 
     job = wait_for(lambda: (j := _job(job_id)).state != "queued" and j, timeout_s=30, what="the reaper")
     elapsed_s = time.monotonic() - created
