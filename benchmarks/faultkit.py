@@ -131,8 +131,14 @@ class Processes:
         threading.Thread(target=loop, name="supervisor", daemon=True).start()
 
     def agent(self, name: str, secret: str) -> subprocess.Popen:
-        return self.start([sys.executable, "manage.py", "run_agent", "--name", name], f"agent-{name}",
-                          INFERLEDGER_AGENT_SECRET=secret)  # fmt: skip
+        """An agent as docs/operations.md deploys it: the broker URL and its own secret, no SECRET_KEY, no database."""
+        log = open(self.log_dir / f"agent-{name}-{len(self.procs)}.log", "w")
+        env = {key: value for key, value in self.env.items() if key not in ("SECRET_KEY", "DATABASE_URL")}
+        proc = subprocess.Popen([sys.executable, "manage.py", "run_agent", "--name", name], cwd=ROOT,
+                                env=env | {"INFERLEDGER_AGENT_SECRET": secret, "DEBUG": "false"}, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+        self.procs.append(proc)
+        return proc
 
     @staticmethod
     def kill(proc: subprocess.Popen) -> None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import secrets
 import sys
 import tempfile
 import time
@@ -180,6 +181,7 @@ def main(argv=None) -> int:
         redis_url = Redis(base, persistent=False).url()
         os.environ.update(DATABASE_URL=pg.url(DB_NAME), CELERY_BROKER_URL=redis_url, CONN_MAX_AGE="0",
                           DJANGO_SETTINGS_MODULE="inferledger.settings")  # fmt: skip
+        os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))  # the control plane's; agents get none
         os.environ.pop("TEST_DATABASE_NAME", None)
         import django
 

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _worker(tmp_path: Path, broker_url: str) -> subprocess.Popen:
     env = os.environ | {"CELERY_BROKER_URL": broker_url, "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
-                        "PYTHONUNBUFFERED": "1"}  # fmt: skip
+                        "PYTHONUNBUFFERED": "1", "SECRET_KEY": "faults-" + "k" * 50}  # fmt: skip
     env.pop("TEST_DATABASE_NAME", None)
     argv = [sys.executable, "-m", "celery", "-A", "inferledger", "worker", "--queues", "control",
             "--hostname", "control@faults", "--concurrency", "1", "--without-gossip", "--without-mingle",
