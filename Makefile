@@ -8,7 +8,11 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: venv run serve test test-browser check lint format bench clean worker beat agent
+# The vLLM CPU engine the endpoint tests serve (its own environment: its pins clash with ours).
+VLLM_VENV ?= .venv-vllm
+VLLM_STAMP := $(VLLM_VENV)/.installed-$(shell cat requirements-vllm.txt | cksum | cut -d' ' -f1)
+
+.PHONY: venv vllm-venv run serve test test-browser check lint format bench clean worker beat agent
 
 # DEBUG is off unless asked for (inferledger/settings.py): these development targets ask for it. The
 # production-style targets below (worker, beat, agent) do not.
@@ -23,6 +27,14 @@ $(STAMP): requirements.txt requirements-dev.txt
 
 venv: $(STAMP)
 
+$(VLLM_STAMP): requirements-vllm.txt
+	test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_VENV)/bin/python -m pip install --quiet --no-deps -r requirements-vllm.txt
+	rm -f $(VLLM_VENV)/.installed-*
+	touch $@
+
+vllm-venv: $(VLLM_STAMP)
+
 run: venv
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py load_catalog
@@ -36,7 +48,7 @@ run: venv
 serve: venv
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
-test: venv
+test: venv vllm-venv
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(VENV)/bin/pytest $(PYTEST_ARGS)
 
 # The dashboard in headless Chromium (/usr/bin/chromium); screenshots in test-artifacts/screenshots/.
@@ -71,4 +83,4 @@ agent: venv
 	$(PY) manage.py run_agent --name $(AGENT)
 
 clean:
-	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(VLLM_VENV) db.sqlite3 staticfiles .pytest_cache .ruff_cache

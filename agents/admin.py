@@ -2,7 +2,7 @@ from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 
-from .jobs import job_cancel, job_spec, job_submit
+from .jobs import job_cancel, job_spec, job_submit, spec_for_agent
 from .jobspec import spec_errors
 from .models import Agent, BenchmarkRun, Job, JobSchedule, OperatingPoint, QuarantinedPayload
 
@@ -25,7 +25,7 @@ class SpecForm(forms.ModelForm):
 
     def clean(self):
         cleaned = super().clean()
-        spec = job_spec(forms.models.construct_instance(self, self._meta.model()))
+        spec = spec_for_agent(job_spec(forms.models.construct_instance(self, self._meta.model())))
         for field, message in spec_errors(spec, time_limit_max_s=settings.INFERLEDGER_JOB_TIME_LIMIT_MAX_S).items():
             self.add_error(field if field in self.fields else None, message)
         return cleaned
@@ -33,7 +33,8 @@ class SpecForm(forms.ModelForm):
 
 SPEC_ADMIN_FIELDS = ["suite", "workloads", "sizes", "scenarios", "backends", "precisions", "offline_batch_sizes",
                      "server_load_fractions", "min_duration_ms", "min_query_count", "rounds", "time_limit_s", "agent",
-                     "accelerator"]  # fmt: skip
+                     "accelerator", "endpoint", "server_rates_qps", "concurrency_max", "ttft_slo_ms",
+                     "tpot_slo_ms"]  # fmt: skip
 
 
 @admin.register(Job)

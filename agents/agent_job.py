@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from agents.harness.endpoints.run import run_endpoint_items
 from agents.harness.result import validate_result
 from agents.harness.suite import Failure, Skip, run_suite
 
@@ -61,7 +62,8 @@ def execute_job(
         progress(round(100.0 * float(event.get("fraction") or 0.0), 2), where)
 
     with tempfile.TemporaryDirectory(prefix=f"inferledger-job-{job_id}-") as out_dir:
-        for item, result in zip(items, run_suite(items, out_dir, progress=on_event), strict=True):
+        run = run_endpoint_items if spec.get("endpoint") is not None else run_suite
+        for item, result in zip(items, run(items, out_dir, progress=on_event), strict=True):
             if isinstance(result, Skip):
                 report.skips.append(dataclasses.asdict(result))
                 continue

@@ -173,6 +173,10 @@ def _point(run: BenchmarkRun, index: int, point: dict) -> OperatingPoint:
     }
     if llm:
         details["llm"] = llm
+    endpoint = point.get("endpoint") or {}
+    server = endpoint.get("server") or {}
+    if endpoint:
+        details["endpoint"] = endpoint
     if loadgen.get("early_stopping"):
         details["early_stopping"] = loadgen["early_stopping"]
     return OperatingPoint(
@@ -204,6 +208,15 @@ def _point(run: BenchmarkRun, index: int, point: dict) -> OperatingPoint:
         output_tokens_per_s=llm.get("output_tokens_per_s"),
         power_w_mean=point.get("power_w_mean"),
         energy_j_per_inference=point.get("energy_j_per_inference"),
+        request_errors=endpoint.get("errors"),
+        goodput_requests_per_s=endpoint.get("goodput_requests_per_s"),
+        goodput_output_tokens_per_s=endpoint.get("goodput_output_tokens_per_s"),
+        client_e2e_mean_ms=_stat(endpoint.get("e2e_ms"), "mean"),
+        server_queue_mean_ms=server.get("queue_ms_mean"),
+        server_compute_mean_ms=server.get("compute_ms_mean"),
+        server_e2e_mean_ms=server.get("e2e_ms_mean"),
+        transport_mean_ms=endpoint.get("transport_ms_mean"),
+        transport_share=endpoint.get("transport_share"),
         loadgen_valid=loadgen["result_valid"],
         loadgen_reasons=loadgen.get("reasons") or [],
         details=details,

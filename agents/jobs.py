@@ -23,8 +23,15 @@ logger = logging.getLogger(__name__)
 
 
 def job_spec(job) -> dict:
-    """The spec fields of a job or schedule, as the JSON the agent receives."""
+    """The spec fields of a job or schedule as model values (the endpoint as its record)."""
     return {name: getattr(job, name) for name in SPEC_FIELDS}
+
+
+def spec_for_agent(spec: dict) -> dict:
+    """A spec as the JSON the agent receives (and agents.jobspec validates): the endpoint as its
+    declaration, its API key included. Only the job's message carries this; nothing shows or logs it."""
+    endpoint = spec.get("endpoint")
+    return spec | {"endpoint": endpoint.as_spec() if endpoint is not None else None}
 
 
 def soft_time_limit_s(time_limit_s: int) -> int:
@@ -46,7 +53,7 @@ def _resolve_agent(job: Job) -> Agent:
 
 def job_submit(job: Job) -> Job:
     """Validate, pick the agent, save as queued and dispatch to the agent's queue once committed."""
-    validate_spec(job_spec(job), time_limit_max_s=settings.INFERLEDGER_JOB_TIME_LIMIT_MAX_S)
+    validate_spec(spec_for_agent(job_spec(job)), time_limit_max_s=settings.INFERLEDGER_JOB_TIME_LIMIT_MAX_S)
     job.agent = _resolve_agent(job)
     job.state = JobState.QUEUED
     job.deadline_at = timezone.now() + timedelta(seconds=settings.INFERLEDGER_JOB_START_TIMEOUT_S)
@@ -64,7 +71,7 @@ def job_dispatch(job: Job) -> None:
     from .tasks import run_job
 
     run_job.apply_async(
-        kwargs={"job_id": str(job.pk), "spec": job_spec(job), "agent_name": job.agent.name},
+        kwargs={"job_id": str(job.pk), "spec": spec_for_agent(job_spec(job)), "agent_name": job.agent.name},
         queue=job.agent.queue,
         task_id=str(job.pk),
         time_limit=job.time_limit_s,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from agents.harness.endpoints.target import ENDPOINT_SCENARIOS, endpoint_errors
 from agents.harness.names import BACKENDS, HARNESS_WORKLOADS, MODEL_CLASSES, PRECISIONS, SCENARIOS, SIZES, SUITES
 
 LIST_FIELDS = {
@@ -29,7 +30,14 @@ SPEC_FIELDS = (
     "min_query_count",
     "rounds",
     "time_limit_s",
+    # An endpoint job measures a running server (agents.harness.endpoints) instead of the suite's models.
+    "endpoint",
+    "server_rates_qps",
+    "concurrency_max",
+    "ttft_slo_ms",
+    "tpot_slo_ms",
 )
+ENDPOINT_ONLY_FIELDS = ("server_rates_qps", "concurrency_max", "ttft_slo_ms", "tpot_slo_ms")
 MIN_TIME_LIMIT_S = 60
 # Bounds on what one spec may ask for: far above any real sweep, and within the database's integers.
 MAX_BATCH_SIZE = 65_536
@@ -53,9 +61,42 @@ def _is_number(value) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and value == value
 
 
+def _endpoint_spec_errors(spec: dict) -> dict[str, str]:
+    endpoint = spec.get("endpoint")
+    if not isinstance(endpoint, dict):
+        return {"endpoint": "must be an endpoint declaration"}
+    errors = {f"endpoint.{key}": message for key, message in endpoint_errors(endpoint).items()}
+    scenarios = spec.get("scenarios") or []
+    if not isinstance(scenarios, list) or not all(s in ENDPOINT_SCENARIOS for s in scenarios):
+        errors["scenarios"] = f"an endpoint runs {', '.join(ENDPOINT_SCENARIOS)}"
+    rates = spec.get("server_rates_qps") or []
+    if not isinstance(rates, list) or not all(_is_number(rate) and 0 < rate <= 100_000 for rate in rates):
+        errors["server_rates_qps"] = "offered rates must be numbers of queries/s > 0"
+    elif "server" in scenarios and not rates:
+        errors["server_rates_qps"] = "the server scenario of an endpoint needs its offered rates (queries/s)"
+    limit = spec.get("concurrency_max")
+    if limit is not None and not (isinstance(limit, int) and not isinstance(limit, bool) and 1 <= limit <= 4096):
+        errors["concurrency_max"] = "must be a whole number from 1 to 4096"
+    for field in ("ttft_slo_ms", "tpot_slo_ms"):
+        value = spec.get(field)
+        if value is not None and not (_is_number(value) and value > 0):
+            errors[field] = "must be a number of milliseconds > 0"
+    for field in ("workloads", "sizes", "backends", "precisions", "offline_batch_sizes", "server_load_fractions"):
+        if spec.get(field):
+            errors[field] = "does not apply to an endpoint job"
+    return errors
+
+
 def spec_errors(spec: dict, *, time_limit_max_s: int) -> dict[str, str]:
     """Each problem of a spec, keyed by field; empty when the spec can be planned."""
     errors = {}
+    if spec.get("endpoint") is not None:
+        errors |= _endpoint_spec_errors(spec)
+        spec = {key: value for key, value in spec.items() if key != "scenarios"}
+    else:
+        for field in ENDPOINT_ONLY_FIELDS:
+            if spec.get(field):
+                errors[field] = "applies only to an endpoint job"
     if spec.get("suite", "quick") not in SUITES:
         errors["suite"] = f"unknown suite {spec.get('suite')!r}; known: {', '.join(SUITES)}"
     for field, known in LIST_FIELDS.items():
@@ -96,8 +137,33 @@ def validate_spec(spec: dict, *, time_limit_max_s: int) -> None:
         raise JobSpecError(errors)
 
 
+def plan_endpoint_items(spec: dict) -> list:
+    """An endpoint job's items: one per scenario (default: the concurrency sweep)."""
+    from agents.harness.endpoints.run import EndpointItem
+    from agents.harness.endpoints.target import Endpoint
+    from agents.harness.scenarios import preset
+
+    overrides = {
+        "min_duration_ms": spec.get("min_duration_ms"),
+        "min_query_count": spec.get("min_query_count"),
+        "rounds": spec.get("rounds"),
+        "server_rates_qps": tuple(spec.get("server_rates_qps") or ()),
+        "concurrency_max": spec.get("concurrency_max"),
+        "llm_ttft_latency_ms": spec.get("ttft_slo_ms"),
+        "llm_tpot_latency_ms": spec.get("tpot_slo_ms"),
+    }
+    settings = preset(spec.get("suite") or "quick").with_(
+        rounds=1, extra_rounds=0, **{name: value for name, value in overrides.items() if value}
+    )
+    endpoint = Endpoint.from_dict(spec["endpoint"])
+    scenarios = spec.get("scenarios") or ["concurrency-sweep"]
+    return [EndpointItem(endpoint, scenario, settings) for scenario in scenarios]
+
+
 def plan_items(spec: dict, device: str | None = None) -> list:
     """The harness items (``SuiteItem``) a spec stands for, with its sweep and duration overrides applied."""
+    if spec.get("endpoint") is not None:
+        return plan_endpoint_items(spec)
     from agents.harness.suite import plan_suite  # loads torch: the agent's side only
 
     items = plan_suite(

@@ -105,6 +105,17 @@ class OperatingPoint(models.Model):
     output_tokens_per_s = models.FloatField(null=True)
     power_w_mean = models.FloatField(null=True)
     energy_j_per_inference = models.FloatField(null=True)
+    # Endpoint points: requests that failed, goodput under the TTFT/TPOT SLOs, and the latency split into
+    # the server's own timing (its Prometheus metrics) and the rest (transport and serialisation).
+    request_errors = models.PositiveIntegerField(null=True)
+    goodput_requests_per_s = models.FloatField(null=True)
+    goodput_output_tokens_per_s = models.FloatField(null=True)
+    client_e2e_mean_ms = models.FloatField(null=True)
+    server_queue_mean_ms = models.FloatField(null=True)
+    server_compute_mean_ms = models.FloatField(null=True)
+    server_e2e_mean_ms = models.FloatField(null=True)
+    transport_mean_ms = models.FloatField(null=True)
+    transport_share = models.FloatField(null=True, help_text="transport_mean_ms / client_e2e_mean_ms")
     loadgen_valid = models.BooleanField()
     loadgen_reasons = models.JSONField(default=list)
     details = models.JSONField(default=dict, help_text="Timing splits, histograms and early-stopping estimates.")
@@ -224,6 +235,58 @@ class Agent(models.Model):
         return "online" if age_s <= settings.INFERLEDGER_AGENT_OFFLINE_AFTER_S else "offline"
 
 
+class EndpointProtocol(models.TextChoices):
+    OPENAI_COMPLETIONS = "openai-completions", "OpenAI-compatible /v1/completions (streamed)"
+    OPENAI_CHAT = "openai-chat", "OpenAI-compatible /v1/chat/completions (streamed)"
+    OIP_V2 = "oip-v2", "Open Inference Protocol v2 (/v2/models/{name}/infer)"
+
+
+class Endpoint(models.Model):
+    """A running inference server to benchmark. Its runs are the workload ``endpoint:<name>``.
+
+    ``api_key`` is a secret: the API accepts it but never returns it, the dashboard and the admin never show
+    it, and it reaches only the agent that runs the endpoint's job (in the job's message).
+    """
+
+    name = models.SlugField(max_length=48, unique=True, help_text="Its workload id is endpoint:<name>.")
+    protocol = models.CharField(max_length=24, choices=EndpointProtocol.choices)
+    url = models.URLField(
+        max_length=500, help_text="Base URL, e.g. http://10.0.0.5:8000 (the protocol's paths follow)."
+    )
+    model = models.CharField(max_length=200, help_text="The served model's name (OpenAI 'model', v2 model name).")
+    api_key = models.TextField(blank=True, help_text="Sent as 'Authorization: Bearer …'; write-only.")
+    metrics_url = models.URLField(max_length=500, blank=True, help_text="Prometheus metrics (vLLM, Triton).")
+    prompt_tokens = models.PositiveIntegerField(default=128)
+    output_tokens = models.PositiveIntegerField(default=64)
+    v2_input = models.JSONField(
+        default=dict, blank=True, help_text='v2 only: {"name": "input-0", "shape": [1, 4], "datatype": "FP32"}.'
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+    def __repr__(self):
+        return f"<Endpoint {self.name} {self.protocol}>"
+
+    @property
+    def workload_id(self) -> str:
+        return f"endpoint:{self.name}"
+
+    def as_spec(self) -> dict:
+        """The declaration an agent runs, secret included: for the job's message only."""
+        spec = {"name": self.name, "protocol": self.protocol, "url": self.url, "model": self.model,
+                "api_key": self.api_key, "metrics_url": self.metrics_url,
+                "prompt_tokens": self.prompt_tokens, "output_tokens": self.output_tokens}  # fmt: skip
+        for key in ("name", "shape", "datatype"):
+            if key in (self.v2_input or {}):
+                spec[f"v2_input_{key}" if key != "datatype" else "v2_datatype"] = self.v2_input[key]
+        return spec
+
+
 class JobState(models.TextChoices):
     QUEUED = "queued", "Queued"
     RUNNING = "running", "Running"
@@ -256,6 +319,16 @@ class JobSpec(models.Model):
     time_limit_s = models.PositiveIntegerField(
         default=1800, help_text="Hard limit for the whole job; the soft limit fires a minute earlier."
     )
+    endpoint = models.ForeignKey(
+        Endpoint, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+        help_text="Measure this running server (scenarios: concurrency-sweep, server) instead of the suite.",
+    )  # fmt: skip
+    server_rates_qps = models.JSONField(
+        default=list, blank=True, help_text="Endpoint Server offered rates (queries/s)."
+    )
+    concurrency_max = models.PositiveIntegerField(null=True, blank=True, help_text="Endpoint sweep: highest level.")
+    ttft_slo_ms = models.FloatField(null=True, blank=True, help_text="Endpoint goodput: TTFT bound per request.")
+    tpot_slo_ms = models.FloatField(null=True, blank=True, help_text="Endpoint goodput: TPOT bound per request.")
     agent = models.ForeignKey(Agent, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     accelerator = models.ForeignKey(
         Accelerator,

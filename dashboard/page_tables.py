@@ -32,6 +32,32 @@ def points_table(points, *, unit: str, chosen_index) -> Table:
     return Table("points", "Operating points", columns, points, empty="This run has no operating points.")
 
 
+def endpoint_points_table(points) -> Table:
+    """An endpoint's points: the client's figures, goodput, and latency split into the server's own timing
+    (from its metrics) and the rest, transport and serialisation."""
+    columns = [
+        Column("Point", lambda p: p.index, "int"),
+        Column("Concurrency (requests in flight)", lambda p: p.concurrency, "int"),
+        Column("Offered rate (queries/s)", lambda p: p.offered_rate_qps, "number"),
+        Column("Requests (count)", lambda p: p.sample_count, "int"),
+        Column("Failed requests (count)", lambda p: p.request_errors, "int"),
+        Column("TTFT p50 (ms)", lambda p: p.ttft_p50_ms, "ms"),
+        Column("TTFT p99 (ms)", lambda p: p.ttft_p99_ms, "ms"),
+        Column("TPOT p50 (ms)", lambda p: p.tpot_p50_ms, "ms"),
+        Column("Output tokens/s", lambda p: p.output_tokens_per_s, "number"),
+        Column("Goodput (requests/s)", lambda p: p.goodput_requests_per_s, "number"),
+        Column("Client end-to-end mean (ms)", lambda p: p.client_e2e_mean_ms, "ms"),
+        Column("Server queue mean (ms)", lambda p: p.server_queue_mean_ms, "ms"),
+        Column("Server compute mean (ms)", lambda p: p.server_compute_mean_ms, "ms"),
+        Column("Server end-to-end mean (ms)", lambda p: p.server_e2e_mean_ms, "ms"),
+        Column("Transport and serialisation mean (ms)", lambda p: p.transport_mean_ms, "ms"),
+        Column(
+            "Transport share (%)", lambda p: None if p.transport_share is None else 100 * p.transport_share, "number"
+        ),
+    ]
+    return Table("endpoint", "Endpoint: client and server timing", columns, points, empty="No endpoint points.")
+
+
 def key_value_table(name: str, title: str, mapping: dict) -> Table:
     rows = sorted((mapping or {}).items())
     columns = [Column("Key", lambda kv: kv[0]), Column("Value", lambda kv: kv[1] if kv[1] is not None else "")]

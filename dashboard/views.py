@@ -98,7 +98,10 @@ def run_detail(request, run_id):
         point_index=int(point_index) if point_index and point_index.isdigit() else None,
     )
     run = page.run
+    endpoint = (run.payload or {}).get("endpoint")  # the server's public description (no secret is stored there)
     unit = policy.unit_for(run.model_class).replace("_", " ")
+    if endpoint and page.points:
+        unit = page.points[0].throughput_unit.replace("_", " ")
     charts = {}
     if page.points:
         chosen_index = page.chosen.index if page.chosen else None
@@ -107,12 +110,20 @@ def run_detail(request, run_id):
             "pareto-chart",
         )
         charts["cdf"] = figures.render(figures.latency_cdf(page.focus), "cdf-chart")
-        if run.scenario == "server":
+        if run.scenario == "server" and not endpoint:
             charts["budget"] = figures.render(figures.latency_budget(page.points), "budget-chart")
         if any(point.power_w_mean is not None for point in page.points):
             charts["power"] = figures.render(figures.point_power(page.points), "power-chart")
     tables = [
         page_tables.points_table(page.points, unit=unit, chosen_index=page.chosen.index if page.chosen else None),
+        *(
+            [
+                page_tables.endpoint_points_table(page.points),
+                page_tables.key_value_table("endpoint_description", "Endpoint", endpoint),
+            ]
+            if endpoint
+            else []
+        ),
         page_tables.key_value_table("environment", "Environment", run.environment),
         page_tables.key_value_table("settings", "Settings", run.settings),
         page_tables.key_value_table("telemetry", "Telemetry summary", _flat_telemetry(run.telemetry)),

@@ -5,6 +5,7 @@ and ``workloads.published_benchmark(name)``; see ``registry.py`` for what a work
 """
 
 from .registry import (
+    ENDPOINT,
     LLM_DECODER,
     MODEL_CLASSES,
     WORKLOADS,
@@ -15,6 +16,7 @@ from .registry import (
     UnknownWorkload,
     Workload,
     all_workloads,
+    endpoint_workload,
     for_harness,
     for_model_class,
     get,
@@ -24,6 +26,7 @@ from .registry import (
 )
 
 __all__ = [
+    "ENDPOINT",
     "LLM_DECODER",
     "MODEL_CLASSES",
     "WORKLOADS",
@@ -34,6 +37,7 @@ __all__ = [
     "UnknownWorkload",
     "Workload",
     "all_workloads",
+    "endpoint_workload",
     "for_harness",
     "for_model_class",
     "get",

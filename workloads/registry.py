@@ -449,8 +449,32 @@ class UnknownWorkload(ValueError):
     """A workload id, harness name or published benchmark name the registry does not know."""
 
 
+# A running inference server that a user declared (agents.harness.endpoints): its workload is whatever the
+# server runs, so its id is the user's ``endpoint:<name>`` and its runs rank only against runs of that id.
+ENDPOINT = "endpoint"
+ENDPOINT_ID = re.compile(r"^endpoint:[a-z0-9][a-z0-9._-]{0,47}$")
+
+
+def endpoint_workload(workload_id: str) -> Workload:
+    """The user-declared workload of an endpoint id (``endpoint:<name>``); raises UnknownWorkload otherwise."""
+    if not ENDPOINT_ID.match(workload_id):
+        raise UnknownWorkload(f"{workload_id!r} is not an endpoint workload id (endpoint:<lowercase name>)")
+    return Workload(
+        id=workload_id,
+        model_class=ENDPOINT,
+        title=f"Endpoint {workload_id.removeprefix('endpoint:')} (user-declared)",
+        reference_model="whatever the endpoint serves",
+        unit=Unit.OUTPUT_TOKENS,
+        input_description="as declared with the endpoint (prompt and output tokens per request)",
+        quality_target="not measured: the endpoint's own",
+        user_defined=True,
+    )
+
+
 def get(workload_id: str) -> Workload:
     """The workload ``workload_id``; raises UnknownWorkload naming the known ids."""
+    if workload_id.startswith(f"{ENDPOINT}:"):
+        return endpoint_workload(workload_id)
     try:
         return WORKLOADS[workload_id]
     except KeyError:

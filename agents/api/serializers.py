@@ -5,8 +5,9 @@ from rest_framework import serializers
 
 from hardware_catalog.models import Accelerator
 
+from ..jobs import spec_for_agent
 from ..jobspec import MAX_BATCH_SIZE, MAX_SWEEP_POINTS, SPEC_FIELDS, spec_errors
-from ..models import Agent, Job, JobSchedule, QuarantinedPayload
+from ..models import Agent, Endpoint, Job, JobSchedule, QuarantinedPayload
 from ..schedules import MAX_EVERY_S, MAX_SCHEDULE_NAME_LENGTH, MIN_EVERY_S
 
 SPEC_SERIALIZER_FIELDS = [*SPEC_FIELDS, "agent", "accelerator"]
@@ -42,10 +43,17 @@ class SpecSerializer(serializers.ModelSerializer):
     server_load_fractions = serializers.ListField(
         child=serializers.FloatField(min_value=0, max_value=2), max_length=MAX_SWEEP_POINTS, required=False
     )
+    endpoint = serializers.SlugRelatedField(
+        slug_field="name", queryset=Endpoint.objects.all(), required=False, allow_null=True,
+        help_text="An endpoint's name: measure that server",
+    )  # fmt: skip
+    server_rates_qps = serializers.ListField(
+        child=serializers.FloatField(min_value=0), max_length=MAX_SWEEP_POINTS, required=False
+    )
 
     def validate(self, attrs):
         spec = {name: attrs.get(name, self.Meta.model._meta.get_field(name).get_default()) for name in SPEC_FIELDS}
-        errors = spec_errors(spec, time_limit_max_s=settings.INFERLEDGER_JOB_TIME_LIMIT_MAX_S)
+        errors = spec_errors(spec_for_agent(spec), time_limit_max_s=settings.INFERLEDGER_JOB_TIME_LIMIT_MAX_S)
         if errors:
             raise serializers.ValidationError(errors)
         return attrs
@@ -92,6 +100,41 @@ class ScheduleSerializer(SpecSerializer):
             raise serializers.ValidationError({"every_s": "give either every_s or crontab"})
         if not attrs.get("agent") and not attrs.get("accelerator"):
             raise serializers.ValidationError({"agent": "give an agent, or an accelerator to pick an online agent"})
+        return attrs
+
+
+class EndpointSerializer(serializers.ModelSerializer):
+    """An endpoint; ``api_key`` is write-only (``authenticated`` says whether one is stored)."""
+
+    api_key = serializers.CharField(write_only=True, required=False, allow_blank=True,
+                                    style={"input_type": "password"}, trim_whitespace=False)  # fmt: skip
+    authenticated = serializers.SerializerMethodField()
+    workload_id = serializers.CharField(read_only=True)
+
+    class Meta:
+        model = Endpoint
+        fields = ["id", "name", "workload_id", "protocol", "url", "model", "api_key", "authenticated", "metrics_url",
+                  "prompt_tokens", "output_tokens", "v2_input", "created_at"]  # fmt: skip
+        read_only_fields = ["created_at"]
+
+    def get_authenticated(self, endpoint) -> bool:
+        return bool(endpoint.api_key)
+
+    def to_representation(self, endpoint):
+        from agents.harness.endpoints.target import redact_url
+
+        data = super().to_representation(endpoint)
+        for key in ("url", "metrics_url"):
+            data[key] = redact_url(data[key]) if data[key] else data[key]
+        return data
+
+    def validate(self, attrs):
+        from agents.harness.endpoints.target import endpoint_errors
+
+        errors = endpoint_errors(attrs | {"url": attrs.get("url", getattr(self.instance, "url", None))})
+        errors = {key: message for key, message in errors.items() if key in attrs or key == "url"}
+        if errors:
+            raise serializers.ValidationError(errors)
         return attrs
 
 

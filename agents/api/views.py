@@ -9,9 +9,15 @@ from rest_framework.response import Response
 
 from ..jobs import job_cancel, job_create
 from ..jobspec import JobSpecError
-from ..models import Agent, Job, JobSchedule, JobState, QuarantinedPayload
+from ..models import Agent, Endpoint, Job, JobSchedule, JobState, QuarantinedPayload
 from ..schedules import schedule_create
-from .serializers import AgentSerializer, JobSerializer, QuarantinedPayloadSerializer, ScheduleSerializer
+from .serializers import (
+    AgentSerializer,
+    EndpointSerializer,
+    JobSerializer,
+    QuarantinedPayloadSerializer,
+    ScheduleSerializer,
+)
 
 
 class JobFilterSet(django_filters.FilterSet):
@@ -85,6 +91,17 @@ class ScheduleViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, viewset
 
     def perform_destroy(self, instance):
         instance.periodic_task.delete()  # cascades to the schedule
+
+
+class EndpointViewSet(
+    mixins.CreateModelMixin, mixins.UpdateModelMixin, mixins.DestroyModelMixin, viewsets.ReadOnlyModelViewSet
+):
+    """Running inference servers to benchmark (jobs name one in ``endpoint``); the API key is write-only."""
+
+    queryset = Endpoint.objects.all()
+    serializer_class = EndpointSerializer
+    lookup_field = "name"
+    ordering_fields = ["name", "created_at"]
 
 
 class QuarantineViewSet(viewsets.ReadOnlyModelViewSet):

@@ -16,9 +16,24 @@ def _optional_latency(latency_ns: dict) -> dict | None:
     return loadgen_latency_ms(latency_ns) if latency_ns else None
 
 
+def _endpoint_llm_block(point: PointResult) -> dict:
+    """An endpoint's token figures: the client's TTFT/TPOT per request, token counts from the server's usage."""
+    block = point.endpoint
+    completed = block["requests"] - block["errors"]
+    return {
+        "prompt_tokens": round(block["prompt_tokens_total"] / completed) if completed else 0,
+        "output_tokens": max(1, round(block["output_tokens_total"] / completed)) if completed else point.output_tokens,
+        "ttft_ms": block["ttft_ms"],
+        "tpot_ms": block["tpot_ms"],
+        "output_tokens_per_s": throughput_of(point)[0],
+    }
+
+
 def _llm_block(point: PointResult) -> dict | None:
     if not point.output_tokens:
         return None
+    if point.endpoint is not None:
+        return _endpoint_llm_block(point)
     parsed = point.parsed
     tokens_per_s = parsed.get("tokens_per_second")
     if not tokens_per_s:
@@ -39,7 +54,7 @@ def point_payload(point: PointResult) -> dict:
     throughput, unit = throughput_of(point)
     samples = point.sut.samples
     energy = point.energy
-    return {
+    block = {
         "batch_size": point.batch_size,
         "concurrency": point.concurrency,
         "offered_rate_qps": point.offered_rate_qps,
@@ -70,3 +85,6 @@ def point_payload(point: PointResult) -> dict:
             "detail_log": point.detail_log,
         },
     }
+    if point.endpoint is not None:
+        block["endpoint"] = point.endpoint
+    return block

@@ -54,6 +54,8 @@ class PointResult:
     # Server: requests the SUT completed per second, first arrival to last completion (under overload,
     # its capacity including the per-request cost that an Offline run does not pay).
     completed_per_s: float | None = None
+    # An endpoint's point: the client's per-request figures, goodput and the server's own timing.
+    endpoint: dict | None = None
 
 
 class SutFailed(RuntimeError):

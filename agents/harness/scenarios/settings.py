@@ -24,6 +24,10 @@ class RunSettings:
     server_target_latency_ms: float = 100.0
     llm_ttft_latency_ms: float = 2000.0
     llm_tpot_latency_ms: float = 200.0
+    # Endpoints' concurrency sweep: 1, 2, 4, ... up to this, stopping once throughput grows by less than
+    # concurrency_growth_min from one level to the next or the TTFT/TPOT SLOs (llm_*_latency_ms) break.
+    concurrency_max: int = 64
+    concurrency_growth_min: float = 0.10
     accuracy_batch_size: int = 4
     seed: int = 0
     # Intra-op threads for the model; 0 = one fewer than the CPUs, so the load generator, the batcher

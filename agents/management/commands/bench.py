@@ -1,4 +1,5 @@
 import dataclasses
+import os
 import socket
 import tempfile
 from datetime import UTC, datetime
@@ -6,12 +7,16 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.text import slugify
 
 from agents.harness.accuracy import describe_accuracy
+from agents.harness.endpoints.run import run_endpoint_items
+from agents.harness.endpoints.target import ENDPOINT_SCENARIOS, PROTOCOLS
 from agents.harness.names import SCENARIOS, SIZES
 from agents.harness.suite import SUITES, Failure, Skip, plan_suite, run_suite
 from agents.ingest import QUARANTINED, STORED, ingest_result
-from agents.models import BenchmarkRun
+from agents.jobspec import plan_items, spec_errors
+from agents.models import BenchmarkRun, Endpoint
 
 BAR_WIDTH = 28
 
@@ -65,7 +70,10 @@ class Command(BaseCommand):
             "this host's memory is skipped with the figure it needs.",
         )
         parser.add_argument(
-            "--scenario", action="append", choices=SCENARIOS, help="Scenario (repeatable); default all three."
+            "--scenario",
+            action="append",
+            choices=(*SCENARIOS, *[name for name in ENDPOINT_SCENARIOS if name not in SCENARIOS]),
+            help="Scenario (repeatable); default all three (an endpoint: concurrency-sweep, server).",
         )
         parser.add_argument(
             "--rounds", type=int, help="Rounds per point (default the suite's; 1 for a slow reference on a CPU)."
@@ -76,6 +84,29 @@ class Command(BaseCommand):
         parser.add_argument(
             "--out", type=Path, help="Where LoadGen logs and result JSON go (default var/bench/<time>)."
         )
+        endpoint = parser.add_argument_group(
+            "endpoint", "Benchmark a running inference server instead of the suite (its runs: workload endpoint:<name>)"
+        )
+        endpoint.add_argument("--endpoint", metavar="NAME", help="A stored endpoint (API /endpoints/) to measure.")
+        endpoint.add_argument("--endpoint-url", help="Or declare one here: its base URL, e.g. http://127.0.0.1:8000.")
+        endpoint.add_argument("--endpoint-protocol", choices=PROTOCOLS, default="openai-completions")
+        endpoint.add_argument("--endpoint-model", help="The served model's name.")
+        endpoint.add_argument("--endpoint-name", help="The declared endpoint's name (default: the model's).")
+        endpoint.add_argument(
+            "--endpoint-metrics-url", default="", help="Its Prometheus metrics (vLLM: <url>/metrics)."
+        )
+        endpoint.add_argument(
+            "--endpoint-api-key-env",
+            metavar="VAR",
+            help="Read the API key from this environment variable (never argv)",
+        )
+        endpoint.add_argument("--prompt-tokens", type=int, default=128)
+        endpoint.add_argument("--output-tokens", type=int, default=64)
+        endpoint.add_argument("--rate", type=float, action="append", help="Server scenario: offered queries/s.")
+        endpoint.add_argument("--concurrency-max", type=int, help="Concurrency sweep: the highest level.")
+        endpoint.add_argument("--ttft-slo-ms", type=float, help="Goodput: TTFT bound per request.")
+        endpoint.add_argument("--tpot-slo-ms", type=float, help="Goodput: TPOT bound per request.")
+        endpoint.add_argument("--min-duration-ms", type=int, help="Per point (default: the suite's).")
         parser.add_argument(
             "--once",
             action="store_true",
@@ -83,6 +114,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, suite, workload, backend, precision, out, once=False, size=None, scenario=None, **options):
+        if options.get("endpoint") or options.get("endpoint_url"):
+            return self._endpoint(suite, out, scenario, options)
         overrides = {"rounds": options.get("rounds"), "min_query_count": options.get("min_query_count")}
         overrides = {name: value for name, value in overrides.items() if value is not None}
         if once and _already_measured(suite):
@@ -107,9 +140,47 @@ class Command(BaseCommand):
         out = out or _default_out_dir()
         out.mkdir(parents=True, exist_ok=True)
         self.stdout.write(f"Running the {suite} suite: {len(items)} items; logs and results in {out}")
-        bar = ProgressBar(self.stdout)
+        self._run(run_suite(items, out, progress=ProgressBar(self.stdout)))
+
+    def _endpoint(self, suite, out, scenario, options):
+        """Measure a running server: a stored endpoint by name, or one declared on the command line."""
+        if options.get("endpoint"):
+            record = Endpoint.objects.filter(name=options["endpoint"]).first()
+            if record is None:
+                raise CommandError(f"--endpoint: no endpoint named {options['endpoint']!r}")
+            declaration = record.as_spec()
+        else:
+            if not options.get("endpoint_model"):
+                raise CommandError("--endpoint-model: required with --endpoint-url")
+            key_env = options.get("endpoint_api_key_env")
+            if key_env and key_env not in os.environ:
+                raise CommandError(f"--endpoint-api-key-env: {key_env} is not set")
+            declaration = {
+                "name": options.get("endpoint_name") or slugify(options["endpoint_model"])[:48],
+                "protocol": options["endpoint_protocol"], "url": options["endpoint_url"],
+                "model": options["endpoint_model"], "metrics_url": options["endpoint_metrics_url"],
+                "api_key": os.environ.get(key_env, "") if key_env else "",
+                "prompt_tokens": options["prompt_tokens"], "output_tokens": options["output_tokens"],
+            }  # fmt: skip
+        spec = {"suite": suite, "endpoint": declaration, "scenarios": scenario or [],
+                "server_rates_qps": options.get("rate") or [], "concurrency_max": options.get("concurrency_max"),
+                "ttft_slo_ms": options.get("ttft_slo_ms"), "tpot_slo_ms": options.get("tpot_slo_ms"),
+                "min_duration_ms": options.get("min_duration_ms"), "rounds": options.get("rounds"),
+                "min_query_count": options.get("min_query_count")}  # fmt: skip
+        errors = spec_errors(spec, time_limit_max_s=settings.INFERLEDGER_JOB_TIME_LIMIT_MAX_S)
+        if errors:
+            raise CommandError("; ".join(f"{field}: {message}" for field, message in errors.items()))
+        items = plan_items(spec)
+        out = out or _default_out_dir()
+        out.mkdir(parents=True, exist_ok=True)
+        public = items[0].endpoint.to_public_dict()
+        self.stdout.write(f"Measuring {public['url']} ({public['protocol']}, {public['model']}): {len(items)} items")
+        self._run(run_endpoint_items(items, out, progress=ProgressBar(self.stdout)))
+
+    def _run(self, results):
+        bar_stream = self.stdout
         stored, skipped, failed, quarantined, started = [], [], [], [], datetime.now(UTC)
-        for result in run_suite(items, out, progress=bar):
+        for result in results:
             if isinstance(result, Skip):
                 skipped.append(result)
                 continue
@@ -123,7 +194,8 @@ class Command(BaseCommand):
                 quarantined.append(outcome.reason)
             elif outcome.status == STORED:
                 stored.append(outcome.run)
-        bar.finish()
+        if bar_stream.isatty():
+            bar_stream.write("")
         elapsed_s = (datetime.now(UTC) - started).total_seconds()
         self._summary(stored, skipped, failed, quarantined, elapsed_s)
         problems = [f"{len(failed)} item(s) failed"] if failed else []

@@ -1,0 +1,161 @@
+"""LoadGen's SUT for a running server: each query becomes one HTTP request on an asyncio loop.
+
+LoadGen's issue callback hands queries to a loop in its own thread; each request reports its first content
+chunk to LoadGen (``FirstTokenComplete``) and its end (``QuerySamplesComplete`` with the server's own
+output token count from ``usage``). A closed loop caps the requests in flight (the concurrency sweep); an
+open loop (Server) sends each query when LoadGen issues it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from dataclasses import dataclass
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+import httpx
+import mlperf_loadgen as lg
+import numpy as np
+
+from .client import RequestRecord, request_function
+from .target import Endpoint
+
+# httpx logs every request's URL at INFO: a URL may carry a secret in its query (and benchmarks send thousands).
+logging.getLogger("httpx").setLevel(logging.WARNING)
+
+
+@dataclass
+class _Workload:
+    """What the scenarios read of a workload: token counts for LoadGen and the payload."""
+
+    output_tokens_per_request: int
+    prompt_tokens: int
+
+    def output_tokens(self) -> int:
+        return self.output_tokens_per_request
+
+    @property
+    def config(self) -> dict:
+        return {"prompt_tokens": self.prompt_tokens}
+
+
+class EndpointSUT:
+    """An endpoint driven by LoadGen. ``records`` collects every request of the current test."""
+
+    def __init__(self, endpoint: Endpoint, sample_count: int = 64, timeout_s: float = 600.0):
+        self.endpoint = endpoint
+        self.is_generative = endpoint.is_generative
+        self.samples = list(range(sample_count))
+        self.workload = _Workload(endpoint.output_tokens if self.is_generative else 0, endpoint.prompt_tokens)
+        self._request = request_function(endpoint)
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="endpoint-client", daemon=True)
+        self._thread.start()
+        self._client = self._call(self._make_client(timeout_s))
+        self._limit: asyncio.Semaphore | None = None
+        self._in_flight, self._count_lock = 0, threading.Lock()
+        self._idle = threading.Event()
+        self._idle.set()
+        self.records: list[RequestRecord] = []
+        self._buffer = np.zeros(1, dtype=np.int64)
+        self._address = self._buffer.ctypes.data
+
+    async def _make_client(self, timeout_s: float) -> httpx.AsyncClient:
+        limits = httpx.Limits(max_connections=None, max_keepalive_connections=1024)
+        # Credentials in the URL go in an auth header, so no URL we send or httpx logs carries them.
+        parts = urlsplit(self.endpoint.url)
+        auth = httpx.BasicAuth(unquote(parts.username), unquote(parts.password or "")) if parts.username else None
+        base_url = urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+        return httpx.AsyncClient(base_url=base_url, auth=auth, timeout=timeout_s, limits=limits)
+
+    def _call(self, coroutine):
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
+
+    def set_concurrency(self, limit: int | None) -> None:
+        """Closed loop with at most ``limit`` requests in flight, or open loop (None)."""
+
+        async def make():
+            return asyncio.Semaphore(limit) if limit else None
+
+        self._limit = self._call(make())
+
+    def _response(self, query_id: int, tokens: int) -> lg.QuerySampleResponse:
+        return lg.QuerySampleResponse(query_id, self._address, self._buffer.itemsize, tokens)
+
+    async def _one(self, query_id: int | None, index: int, keep: list | None) -> RequestRecord:
+        async def run():
+            first_reported = False
+
+            def first():
+                nonlocal first_reported
+                first_reported = True
+                if query_id is not None:
+                    lg.FirstTokenComplete([self._response(query_id, 1)])
+
+            record = await self._request(self._client, self.endpoint, index, first if self.is_generative else None)
+            if query_id is not None:
+                if self.is_generative and not first_reported:
+                    lg.FirstTokenComplete([self._response(query_id, 1)])  # a failure still ends its query
+                tokens = (record.completion_tokens or 1) if self.is_generative else 1
+                lg.QuerySamplesComplete([self._response(query_id, tokens)])
+            return record
+
+        try:
+            if self._limit is None:
+                record = await run()
+            else:
+                async with self._limit:
+                    record = await run()
+            if keep is not None:
+                keep.append(record)
+            return record
+        finally:
+            with self._count_lock:
+                self._in_flight -= 1
+                if self._in_flight == 0:
+                    self._idle.set()
+
+    def issue(self, ids: list[int], indices: list[int]) -> None:
+        """LoadGen's issue callback: start one request per query, return at once."""
+        with self._count_lock:
+            self._idle.clear()
+            self._in_flight += len(ids)
+        for query_id, index in zip(ids, indices, strict=True):
+            asyncio.run_coroutine_threadsafe(self._one(query_id, index, self.records), self._loop)
+
+    def wait_idle(self, timeout_s: float = 600.0) -> None:
+        self._idle.wait(timeout_s)
+
+    def run_direct(self, count: int, concurrency: int, start_index: int = 0) -> tuple[list[RequestRecord], float]:
+        """``count`` requests outside LoadGen (warm-up, calibration) at ``concurrency``; (records, seconds)."""
+
+        async def batch():
+            limit = asyncio.Semaphore(max(1, concurrency))
+
+            async def one(i):
+                async with limit:
+                    return await self._request(self._client, self.endpoint, start_index + i, None)
+
+            loop = asyncio.get_running_loop()
+            began = loop.time()
+            records = await asyncio.gather(*(one(i) for i in range(count)))
+            return list(records), loop.time() - began
+
+        return self._call(batch())
+
+    def close(self) -> None:
+        async def shut():
+            await self._client.aclose()
+            current = asyncio.current_task()
+            pending = [task for task in asyncio.all_tasks() if task is not current]
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+            await self._loop.shutdown_asyncgens()
+
+        try:
+            self._call(shut())
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=10)

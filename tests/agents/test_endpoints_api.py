@@ -1,0 +1,97 @@
+"""Endpoints through the API, job specs, `bench` and the run page, against a no-op server: the API key is
+accepted, used, and never shown."""
+
+import json
+import logging
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from agents.harness.endpoints.engines.noop_server import NoopServer
+from agents.models import BenchmarkRun, Endpoint, Job
+
+pytestmark = pytest.mark.django_db
+
+SECRET = "sk-api-test-93d1c7"
+PORT = 18071
+
+
+def declaration(**changes) -> dict:
+    return {"name": "noop", "protocol": "openai-completions", "url": f"http://127.0.0.1:{PORT}", "model": "noop",
+            "api_key": SECRET, "prompt_tokens": 4, "output_tokens": 3} | changes  # fmt: skip
+
+
+def test_the_api_stores_an_endpoints_key_but_never_returns_it(staff_api):
+    created = staff_api.post("/api/v1/endpoints/", declaration(), format="json")
+    assert created.status_code == 201, created.data
+    assert Endpoint.objects.get(name="noop").api_key == SECRET
+    for response in (created, staff_api.get("/api/v1/endpoints/"), staff_api.get("/api/v1/endpoints/noop/")):
+        assert SECRET.encode() not in response.content
+    assert created.data["authenticated"] is True and created.data["workload_id"] == "endpoint:noop"
+
+
+def test_credentials_in_an_endpoints_url_are_not_shown(staff_api):
+    staff_api.post("/api/v1/endpoints/", declaration(url=f"http://bob:{SECRET}@127.0.0.1:{PORT}"), format="json")
+    shown = staff_api.get("/api/v1/endpoints/noop/")
+    assert SECRET.encode() not in shown.content and shown.data["url"] == f"http://127.0.0.1:{PORT}"
+
+
+def test_a_bad_endpoint_is_rejected_naming_the_field(staff_api):
+    response = staff_api.post("/api/v1/endpoints/", declaration(protocol="grpc", url="ftp://x"), format="json")
+    assert response.status_code == 400 and {"protocol", "url"} <= set(response.data)
+
+
+def test_an_endpoint_job_spec_is_checked_field_by_field(staff_api):
+    staff_api.post("/api/v1/endpoints/", declaration(), format="json")
+    spec = {"endpoint": "noop", "scenarios": ["server", "offline"], "backends": ["eager"], "concurrency_max": 0}
+    response = staff_api.post("/api/v1/jobs/", spec, format="json")
+    assert response.status_code == 400
+    assert {"scenarios", "backends", "concurrency_max", "server_rates_qps"} <= set(response.data)
+
+
+def test_a_job_measures_the_endpoint_in_process_and_shows_no_secret(
+    catalog, staff_api, client, staff, django_capture_on_commit_callbacks, caplog
+):
+    caplog.set_level(logging.DEBUG)
+    staff_api.post("/api/v1/endpoints/", declaration(), format="json")
+    spec = {"endpoint": "noop", "concurrency_max": 2, "min_duration_ms": 300, "min_query_count": 8, "time_limit_s": 120}
+    with NoopServer(PORT, api_key=SECRET), django_capture_on_commit_callbacks(execute=True):
+        response = staff_api.post("/api/v1/jobs/", spec, format="json")
+    job = Job.objects.get(pk=response.data["id"])
+    assert job.state == "succeeded", job.error
+    run = BenchmarkRun.objects.get(job=job)
+    point = run.points.first()
+    assert run.workload_name == "endpoint:noop" and run.scenario == "concurrency-sweep"
+    assert point.request_errors == 0 and point.details["endpoint"]["output_tokens_total"] == 3 * point.sample_count
+    client.force_login(staff)
+    page = client.get(reverse("dashboard:run", args=[run.pk]))
+    assert page.status_code == 200 and b"Transport and serialisation mean (ms)" in page.content
+    shown = [
+        page.content,
+        staff_api.get(f"/api/v1/jobs/{job.pk}/").content,
+        staff_api.get(f"/api/v1/runs/{run.pk}/").content,
+        json.dumps(run.payload).encode(),
+        caplog.text.encode(),
+    ]
+    assert not [text for text in shown if SECRET.encode() in text]
+
+
+def test_bench_measures_an_endpoint_with_its_key_read_from_the_environment(catalog, monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("NOOP_KEY", SECRET)
+    with NoopServer(PORT + 1, api_key=SECRET):
+        call_command(
+            "bench", "--endpoint-url", f"http://127.0.0.1:{PORT + 1}", "--endpoint-model", "noop",
+            "--endpoint-api-key-env", "NOOP_KEY", "--scenario", "server", "--rate", "20", "--min-duration-ms", "300",
+            "--output-tokens", "2", "--out", str(tmp_path),
+        )  # fmt: skip
+    run = BenchmarkRun.objects.get(workload_name="endpoint:noop")
+    assert run.scenario == "server" and run.points.get().offered_rate_qps == 20.0
+    assert SECRET not in capsys.readouterr().out
+
+
+def test_bench_names_a_bad_endpoint_option(catalog):
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="--endpoint-model: required"):
+        call_command("bench", "--endpoint-url", "http://127.0.0.1:1")

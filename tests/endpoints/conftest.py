@@ -1,0 +1,42 @@
+"""A real vLLM server (CPU build, tiny random-weight Llama made here) for the whole test session.
+
+It starts once (about a minute on 2 cores) on the first test that asks for it. Without the engine's
+environment (``make vllm-venv``) the tests skip with that command, except in CI (CI=true), where a missing
+or failing engine is a failure.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from agents.harness.endpoints.engines.vllm_cpu import (
+    SERVED_MODEL,
+    EngineUnavailable,
+    VllmServer,
+    make_tiny_llama,
+    start_vllm,
+)
+
+VLLM_PORT = int(os.environ.get("INFERLEDGER_TEST_VLLM_PORT", "18050"))
+IN_CI = os.environ.get("CI", "").lower() == "true"
+
+
+@pytest.fixture(scope="session")
+def vllm_server(tmp_path_factory):
+    # For development only: reuse a tiny-llama server already running (started by `python -m
+    # agents.harness.endpoints.engines.vllm_cpu DIR PORT`) instead of waiting for a fresh one.
+    running = os.environ.get("INFERLEDGER_TEST_VLLM_URL")
+    if running and not IN_CI:
+        yield VllmServer(None, running, Path(os.devnull), SERVED_MODEL)
+        return
+    directory = tmp_path_factory.mktemp("vllm")
+    try:
+        model = make_tiny_llama(directory / "tiny-llama")
+        server = start_vllm(model, VLLM_PORT, Path(directory) / "vllm.log")
+    except (EngineUnavailable, OSError) as exc:
+        if IN_CI:
+            pytest.fail(f"CI=true and the vLLM engine is unavailable: {exc}", pytrace=False)
+        pytest.skip(f"vLLM engine unavailable ({exc}); run `make vllm-venv`")
+    yield server
+    server.stop()

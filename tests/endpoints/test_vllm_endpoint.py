@@ -1,0 +1,81 @@
+"""A real engine end to end: a vLLM server benchmarked through an agent job, stored, checked against the
+server's own metrics and ``usage`` totals."""
+
+import json
+import logging
+
+import pytest
+
+from agents.harness.endpoints.metrics import scrape
+from agents.models import BenchmarkRun, Endpoint, Job
+
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
+
+SECRET = "sk-vllm-test-0b7e41"
+
+
+@pytest.fixture
+def endpoint(vllm_server):
+    return Endpoint.objects.create(
+        name="tiny-vllm", protocol="openai-completions", url=vllm_server.url, model=vllm_server.model,
+        metrics_url=vllm_server.metrics_url, prompt_tokens=32, output_tokens=16, api_key=SECRET,
+    )  # fmt: skip
+
+
+@pytest.mark.timeout(600, method="thread")
+def test_an_agent_job_benchmarks_the_vllm_server_and_stores_what_the_server_counted(
+    catalog, staff_api, endpoint, vllm_server, django_capture_on_commit_callbacks, caplog
+):
+    caplog.set_level(logging.DEBUG)
+    spec = {"endpoint": "tiny-vllm", "scenarios": ["concurrency-sweep", "server"], "server_rates_qps": [4.0],
+            "concurrency_max": 2, "min_duration_ms": 1500, "min_query_count": 12, "ttft_slo_ms": 2000,
+            "tpot_slo_ms": 200, "time_limit_s": 600}  # fmt: skip
+    before = scrape(vllm_server.metrics_url)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = staff_api.post("/api/v1/jobs/", spec, format="json")
+    assert response.status_code == 201, response.data
+    after = scrape(vllm_server.metrics_url)
+    job = Job.objects.get(pk=response.data["id"])
+    assert job.state == "succeeded", job.error
+    runs = {run.scenario: run for run in BenchmarkRun.objects.filter(job=job)}
+    assert set(runs) == {"concurrency-sweep", "server"}
+
+    points = [point for run in runs.values() for point in run.points.all()]
+    for point in points:
+        block = point.details["endpoint"]
+        assert point.ttft_p50_ms > 0 and point.tpot_p50_ms > 0 and point.output_tokens_per_s > 0
+        assert point.goodput_requests_per_s is not None and point.request_errors == 0
+        server = block["server"]
+        # Token counts are the server's: our usage totals equal what vLLM counted over the same window.
+        assert block["output_tokens_total"] == server["generation_tokens"] == 16 * block["requests"]
+        assert block["prompt_tokens_total"] == server["prompt_tokens"] == 32 * block["requests"]
+        assert server["requests"] == block["requests"] == point.sample_count
+        # The client's figures bracket the server's: a request's time at the client includes the server's.
+        assert point.client_e2e_mean_ms >= server["e2e_ms_mean"] > 0
+        assert block["ttft_ms"]["mean"] >= server["ttft_ms_mean"]
+        assert point.transport_mean_ms == pytest.approx(point.client_e2e_mean_ms - point.server_e2e_mean_ms)
+        assert 0 <= point.transport_share < 1
+        # TPOT at the client within a loose factor of the server's (ours adds streaming delivery jitter).
+        assert 0.5 * server["tpot_ms_mean"] <= block["tpot_ms"]["mean"] <= 2.0 * server["tpot_ms_mean"]
+        # Stored throughput agrees with what the server generated over our measured window.
+        assert block["output_tokens_per_s"] == pytest.approx(server["generation_tokens"] / block["window_s"])
+    # Every request of the job (warm-ups included) is in the server's count; the stored ones are a subset.
+    measured = sum(p.details["endpoint"]["requests"] for p in points)
+    assert after.totals["requests"] - before.totals["requests"] >= measured
+
+    sweep = runs["concurrency-sweep"]
+    assert sweep.workload_name == "endpoint:tiny-vllm" and sweep.model_class == "endpoint"
+    assert [p.concurrency for p in sweep.points.all()][0] == 1
+    assert runs["server"].points.get().offered_rate_qps == 4.0
+
+    # The secret is nowhere a person can see: API answers, the run's payload, the job, the logs.
+    shown = [
+        staff_api.get(f"/api/v1/jobs/{job.pk}/").content,
+        staff_api.get("/api/v1/endpoints/tiny-vllm/").content,
+        staff_api.get(f"/api/v1/runs/{sweep.pk}/").content,
+        json.dumps(sweep.payload).encode(),
+        job.error.encode(),
+        caplog.text.encode(),
+    ]
+    assert not [text for text in shown if SECRET.encode() in text]
+    assert staff_api.get("/api/v1/endpoints/tiny-vllm/").data["authenticated"] is True
