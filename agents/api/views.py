@@ -100,7 +100,6 @@ class EndpointViewSet(
 
     queryset = Endpoint.objects.all()
     serializer_class = EndpointSerializer
-    lookup_field = "name"
     ordering_fields = ["name", "created_at"]
 
 

@@ -26,14 +26,17 @@ def test_the_api_stores_an_endpoints_key_but_never_returns_it(staff_api):
     created = staff_api.post("/api/v1/endpoints/", declaration(), format="json")
     assert created.status_code == 201, created.data
     assert Endpoint.objects.get(name="noop").api_key == SECRET
-    for response in (created, staff_api.get("/api/v1/endpoints/"), staff_api.get("/api/v1/endpoints/noop/")):
+    detail = staff_api.get(f"/api/v1/endpoints/{created.data['id']}/")
+    for response in (created, staff_api.get("/api/v1/endpoints/"), detail):
         assert SECRET.encode() not in response.content
     assert created.data["authenticated"] is True and created.data["workload_id"] == "endpoint:noop"
 
 
 def test_credentials_in_an_endpoints_url_are_not_shown(staff_api):
-    staff_api.post("/api/v1/endpoints/", declaration(url=f"http://bob:{SECRET}@127.0.0.1:{PORT}"), format="json")
-    shown = staff_api.get("/api/v1/endpoints/noop/")
+    created = staff_api.post(
+        "/api/v1/endpoints/", declaration(url=f"http://bob:{SECRET}@127.0.0.1:{PORT}"), format="json"
+    )
+    shown = staff_api.get(f"/api/v1/endpoints/{created.data['id']}/")
     assert SECRET.encode() not in shown.content and shown.data["url"] == f"http://127.0.0.1:{PORT}"
 
 

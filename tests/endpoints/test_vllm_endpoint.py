@@ -71,11 +71,11 @@ def test_an_agent_job_benchmarks_the_vllm_server_and_stores_what_the_server_coun
     # The secret is nowhere a person can see: API answers, the run's payload, the job, the logs.
     shown = [
         staff_api.get(f"/api/v1/jobs/{job.pk}/").content,
-        staff_api.get("/api/v1/endpoints/tiny-vllm/").content,
+        staff_api.get(f"/api/v1/endpoints/{endpoint.pk}/").content,
         staff_api.get(f"/api/v1/runs/{sweep.pk}/").content,
         json.dumps(sweep.payload).encode(),
         job.error.encode(),
         caplog.text.encode(),
     ]
     assert not [text for text in shown if SECRET.encode() in text]
-    assert staff_api.get("/api/v1/endpoints/tiny-vllm/").data["authenticated"] is True
+    assert staff_api.get(f"/api/v1/endpoints/{endpoint.pk}/").data["authenticated"] is True
