@@ -11,8 +11,11 @@ PORT ?= 8000
 # The vLLM CPU engine the endpoint tests serve (its own environment: its pins clash with ours).
 VLLM_VENV ?= .venv-vllm
 VLLM_STAMP := $(VLLM_VENV)/.installed-$(shell cat requirements-vllm.txt | cksum | cut -d' ' -f1)
+# KServe's model server, the Open Inference Protocol v2 server the endpoint tests measure (its own environment too).
+KSERVE_VENV ?= .venv-kserve
+KSERVE_STAMP := $(KSERVE_VENV)/.installed-$(shell cat requirements-kserve.txt | cksum | cut -d' ' -f1)
 
-.PHONY: venv vllm-venv run serve test test-browser check lint format bench clean worker beat agent
+.PHONY: venv vllm-venv kserve-venv run serve test test-browser check lint format bench clean worker beat agent
 
 # DEBUG is off unless asked for (inferledger/settings.py): these development targets ask for it. The
 # production-style targets below (worker, beat, agent) do not.
@@ -35,6 +38,14 @@ $(VLLM_STAMP): requirements-vllm.txt
 
 vllm-venv: $(VLLM_STAMP)
 
+$(KSERVE_STAMP): requirements-kserve.txt
+	test -x $(KSERVE_VENV)/bin/python || $(PYTHON) -m venv $(KSERVE_VENV)
+	$(KSERVE_VENV)/bin/python -m pip install --quiet --no-deps -r requirements-kserve.txt
+	rm -f $(KSERVE_VENV)/.installed-*
+	touch $@
+
+kserve-venv: $(KSERVE_STAMP)
+
 run: venv
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py load_catalog
@@ -48,7 +59,7 @@ run: venv
 serve: venv
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
-test: venv vllm-venv
+test: venv vllm-venv kserve-venv
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(VENV)/bin/pytest $(PYTEST_ARGS)
 
 # The dashboard in headless Chromium (/usr/bin/chromium); screenshots in test-artifacts/screenshots/.
@@ -83,4 +94,4 @@ agent: venv
 	$(PY) manage.py run_agent --name $(AGENT)
 
 clean:
-	rm -rf $(VENV) $(VLLM_VENV) db.sqlite3 staticfiles .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(VLLM_VENV) $(KSERVE_VENV) db.sqlite3 staticfiles .pytest_cache .ruff_cache
