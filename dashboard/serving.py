@@ -11,7 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
 from accounting.serving.front import best_covered_target
-from accounting.serving.points import fronts
+from accounting.serving.points import fronts, llm_workload
 from accounting.serving.ranking import serving_ranking
 from hardware_catalog.models import PriceKind
 from workloads import registry
@@ -23,7 +23,12 @@ DEFAULT_WORKLOAD = "llama2-70b-99"
 
 
 def _llm_workloads():
-    return [(w.id, w.title) for w in registry.all_workloads() if w.is_llm and w.standard_llm_slas]
+    """The registry's LLM workloads, then the endpoints (``endpoint:<name>``) that runs were measured on."""
+    from agents.models import BenchmarkRun
+
+    known = [(w.id, w.title) for w in registry.all_workloads() if w.is_llm and w.standard_llm_slas]
+    endpoints = BenchmarkRun.objects.filter(model_class=registry.ENDPOINT).values_list("workload_name", flat=True)
+    return known + [(name, name) for name in sorted(set(endpoints))]
 
 
 class ServingForm(forms.Form):
@@ -105,7 +110,7 @@ def serving(request):
     if target is None:
         found = best_covered_target(group.front for group in fronts(workload=workload))
         target = None if found is None else Decimal(repr(found))
-    context = {"form": form, "workload": registry.get(workload), "ranking": None, "chart": None, "target": target}
+    context = {"form": form, "workload": llm_workload(workload), "ranking": None, "chart": None, "target": target}
     tables = []
     if target is not None:
         ranking = serving_ranking(

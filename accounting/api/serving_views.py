@@ -7,11 +7,9 @@ from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from workloads import registry
-
 from ..ranking_cache import cached
 from ..serving.planning import cost_series_at, plan
-from ..serving.points import fronts
+from ..serving.points import fronts, llm_workload
 from ..serving.ranking import serving_ranking
 from .serving_renderers import ServingRankingCSVRenderer
 from .serving_serializers import (
@@ -28,12 +26,9 @@ from .serving_serializers import (
 
 def _llm_workload_error(workload_id: str) -> Response | None:
     try:
-        workload = registry.get(workload_id)
-    except registry.UnknownWorkload as exc:
+        llm_workload(workload_id)
+    except ValueError as exc:  # UnknownWorkload is a ValueError too
         return Response({"workload": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
-    if not workload.is_llm:
-        message = f"workload {workload_id!r} is not an LLM workload: interactivity does not apply"
-        return Response({"workload": [message]}, status=status.HTTP_400_BAD_REQUEST)
     return None
 
 

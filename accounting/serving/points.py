@@ -22,6 +22,15 @@ from .front import Front, InteractivitySource, ServingPoint, combine_runs, paret
 _TPOT_BOUND_KEYS_NS = ("tpot_latency (ns)", "server_tpot_latency", "tpot_latency_ns", "tpot_latency")
 
 
+def llm_workload(workload_id: str) -> registry.Workload:
+    """The workload, when it is one whose unit is output tokens (an LLM of the registry, or an endpoint's
+    ``endpoint:<name>``); raises UnknownWorkload for an unknown id and ValueError for any other unit."""
+    workload = registry.get(workload_id)
+    if not (workload.is_llm or workload.unit == registry.Unit.OUTPUT_TOKENS):
+        raise ValueError(f"workload {workload_id!r} is not an LLM workload: interactivity does not apply")
+    return workload
+
+
 def workload_of(run: BenchmarkRun) -> str | None:
     """The registry id of the run's workload (its own id, a published benchmark name, or the harness's)."""
     name = getattr(run, "workload_id", None) or run.workload_name
@@ -139,8 +148,8 @@ def fronts(
 ) -> list[FrontGroup]:
     """Every front of ``workload``, ordered by accelerator name, backend, precision and origin."""
     runs = policy.eligible_runs(
-        model_class=policy.LLM_CLASS, as_of=as_of, include_external=include_external, precision=precision,
-        backend=backend, accelerator_ids=accelerator_ids,
+        model_class=llm_workload(workload).model_class, as_of=as_of, include_external=include_external,
+        precision=precision, backend=backend, accelerator_ids=accelerator_ids,
     )  # fmt: skip
     runs = [run for run in runs.select_related("accelerator", "agent", "published") if workload_of(run) == workload]
     latest: dict[tuple, BenchmarkRun] = {}

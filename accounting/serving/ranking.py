@@ -24,7 +24,7 @@ from .front import (
     front_meeting_ttft,
     read_at_interactivity,
 )
-from .points import FrontGroup, fronts
+from .points import FrontGroup, fronts, llm_workload
 
 
 @dataclass(frozen=True)
@@ -101,9 +101,7 @@ def serving_ranking(
     accelerator_ids=None,
 ) -> ServingRanking:
     """Fronts of ``workload`` read at the target; rows by cost per 1M output tokens on ``price_kind``."""
-    spec = registry.get(workload)
-    if not spec.is_llm:
-        raise ValueError(f"workload {workload!r} is not an LLM workload: interactivity does not apply")
+    spec = llm_workload(workload)
     if (ttft_p99_ms is None) != (tpot_p99_ms is None):
         raise ValueError("an LLM SLA needs both ttft_p99_ms and tpot_p99_ms")
     if interactivity_tps_per_user is None and tpot_p99_ms is None:

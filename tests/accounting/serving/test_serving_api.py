@@ -197,3 +197,27 @@ def test_it_names_an_unknown_accelerator_in_a_cost_series(api):
     )  # fmt: skip
 
     assert body.status_code == 400 and "no accelerator with id 999999" in body.json()["non_field_errors"][0]
+
+
+def test_it_reads_the_front_of_an_endpoints_concurrency_sweep(api, make_accelerator, make_price, make_run):
+    gpu = make_accelerator("Gamma")
+    make_price(gpu, "3.60")
+    # An endpoint (user-declared workload) measured by a concurrency sweep: 5 users at 40 tok/s each,
+    # 20 users at 25, 60 users at 10 (TPOT p99 25, 40, 100 ms).
+    make_run(
+        gpu,
+        [llm_point(25, 200, concurrency=5), llm_point(40, 500, concurrency=20), llm_point(100, 600, concurrency=60)],
+        model_class="endpoint", workload_name="endpoint:my-vllm", scenario="concurrency-sweep", backend="openai",
+        precision="bf16",
+    )  # fmt: skip
+
+    body = api.get(
+        URL, {"workload": "endpoint:my-vllm", "price_kind": "cloud_on_demand", "interactivity_tps_per_user": 25}
+    )
+
+    assert body.status_code == 200, body.content
+    data = body.json()
+
+    # 3.60e6 / (500 * 3600) = 2.0000 USD per 1M output tokens at the measured 25 tok/s/user point.
+    assert [r["costs"]["cost_per_million_output_tokens_usd"] for r in data["rows"]] == ["2.0000"]
+    assert data["rows"][0]["interpolated_from"]["label"].endswith("concurrency-sweep, concurrency 20")
