@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db.models import Case, F, FloatField, Q, Value, When, Window
 from django.db.models.functions import RowNumber
 
-from agents.harness.accuracy import describe_accuracy
+from agents.harness.verdict import describe_accuracy
 from agents.models import BenchmarkRun, RunOrigin
 
 LLM_CLASS = "llm-decoder"

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_GET
 
 from accounting import comparisons, costing, policy
 from accounting.selectors import ranking
-from agents.harness.accuracy import describe_accuracy
+from agents.harness.verdict import describe_accuracy
 from agents.jobs import job_create
 from agents.jobspec import JobSpecError
 from agents.models import Agent, Job

@@ -48,17 +48,3 @@ def check_accuracy(
     agreement = None if ref_top1 is None else float((ref_top1 == cand_top1).float().mean())
     passed = bool(max_abs_error <= tolerance)
     return AccuracyReport("fp32", max_abs_error, agreement, tolerance, passed)
-
-
-def describe_accuracy(accuracy: dict | None) -> str:
-    """The guard's verdict with the figures it rests on, as a user reads it (a payload's ``accuracy``)."""
-    if accuracy is None:
-        return "fp32 reference (no guard)"
-    relation, verdict = ("<=", "passed") if accuracy["passed"] else (">", "failed")
-    text = (
-        f"{verdict}: max abs error {accuracy['max_abs_error']:.3g} {relation} tolerance {accuracy['tolerance']:.3g}"
-        f" against {accuracy['reference_precision']}"
-    )
-    if accuracy.get("top1_agreement") is not None:
-        text += f", top-1 agreement {accuracy['top1_agreement']:.1%}"
-    return text

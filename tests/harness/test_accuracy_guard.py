@@ -3,10 +3,11 @@
 import pytest
 import torch
 
-from agents.harness.accuracy import ACCURACY_SEED, RELATIVE_TOLERANCE, check_accuracy, describe_accuracy
+from agents.harness.accuracy import ACCURACY_SEED, RELATIVE_TOLERANCE, check_accuracy
 from agents.harness.backends import BACKENDS
 from agents.harness.backends.eager import EagerBackend
 from agents.harness.runner import SuiteItem, run_item
+from agents.harness.verdict import describe_accuracy
 from agents.harness.workloads import get_workload
 
 from .conftest_helpers import FAST, perturbed_eager

@@ -9,11 +9,11 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.text import slugify
 
-from agents.harness.accuracy import describe_accuracy
 from agents.harness.endpoints.run import run_endpoint_items
 from agents.harness.endpoints.target import ENDPOINT_SCENARIOS, PROTOCOLS
 from agents.harness.names import SCENARIOS, SIZES
 from agents.harness.suite import SUITES, Failure, Skip, plan_suite, run_suite
+from agents.harness.verdict import describe_accuracy
 from agents.ingest import QUARANTINED, STORED, ingest_result
 from agents.jobspec import plan_items, spec_errors
 from agents.models import BenchmarkRun, Endpoint
