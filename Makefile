@@ -47,14 +47,13 @@ $(KSERVE_STAMP): requirements-kserve.txt
 kserve-venv: $(KSERVE_STAMP)
 
 run: venv
-	$(PY) manage.py migrate --no-input
-	$(PY) manage.py load_catalog
-	$(PY) manage.py load_published_results
-	$(PY) manage.py collectstatic --no-input -v0
-	$(PY) manage.py bench --suite quick --once
-	$(PY) manage.py demo_token --base-url http://$(HOST):$(PORT)
+	$(PY) manage.py prepare_run --base-url http://$(HOST):$(PORT)
 	@echo "Serving InferLedger on http://$(HOST):$(PORT)/  (API: /api/v1/, docs: /api/docs/, admin: /admin/)"
-	$(PY) manage.py runserver $(HOST):$(PORT)
+	@echo "The built-in local agent measures this machine in the background: progress on /jobs/ (log: var/local-agent.log)"
+	@mkdir -p var
+	$(PY) manage.py run_agent --name local > var/local-agent.log 2>&1 & agent=$$!; \
+	trap 'kill $$agent 2>/dev/null' EXIT INT TERM; \
+	$(PY) manage.py runserver --noreload $(HOST):$(PORT)
 
 serve: venv
 	$(PY) manage.py runserver $(HOST):$(PORT)

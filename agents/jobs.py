@@ -67,7 +67,13 @@ def job_create(*, spec: dict, agent: Agent | None = None, accelerator=None, crea
 
 
 def job_dispatch(job: Job) -> None:
-    """Send the job to its agent's queue; the task id is the job id (cancel revokes it by that id)."""
+    """Send the job to its agent's queue; the task id is the job id (cancel revokes it by that id).
+
+    Without a broker (the embedded default) the job stays queued for the built-in local agent process
+    (agents.local_runner): a job never runs inside the request that submitted it.
+    """
+    if not broker_configured():
+        return
     from .tasks import run_job
 
     run_job.apply_async(

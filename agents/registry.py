@@ -84,8 +84,11 @@ def agent_for_accelerator(accelerator: Accelerator) -> Agent | None:
     )
 
 
-def local_agent() -> Agent:
+LOCAL_AGENT_NAME = "local"
+
+
+def local_agent(name: str = LOCAL_AGENT_NAME) -> Agent:
     """The local host as an agent, registered in-process: the embedded default's target for jobs."""
     from .inventory import collect_inventory
 
-    return agent_register(report=collect_inventory("local"))
+    return agent_register(report=collect_inventory(name))

@@ -1,7 +1,8 @@
-"""The embedded default (no broker): a job runs in-process, eagerly, through the same tasks."""
+"""The embedded default (no broker): a job is queued by the request and run by the built-in local agent."""
 
 import pytest
 
+from agents.local_runner import run_pending_local_jobs
 from agents.models import BenchmarkRun, Job
 
 pytestmark = pytest.mark.django_db
@@ -18,11 +19,17 @@ FAST_SPEC = {
 }
 
 
-def test_it_runs_a_job_created_through_the_api_in_process(catalog, staff_api, django_capture_on_commit_callbacks):
+def test_it_queues_a_job_in_the_request_and_the_local_agent_runs_it(
+    catalog, staff_api, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         response = staff_api.post("/api/v1/jobs/", FAST_SPEC, format="json")
     assert response.status_code == 201, response.data
     job = Job.objects.get(pk=response.data["id"])
+    assert job.state == "queued" and not BenchmarkRun.objects.filter(job=job).exists()  # nothing ran in the request
+    assert job.agent.name == "local" and job.agent.status == "online"
+    assert run_pending_local_jobs() == 1
+    job.refresh_from_db()
     assert job.state == "succeeded", job.error
     assert job.agent.name == "local" and job.attempts == 1 and job.progress_pct == 100
     run = BenchmarkRun.objects.get(job=job)
@@ -55,6 +62,7 @@ def test_a_job_whose_backend_raises_mid_run_fails_within_seconds_with_the_traceb
     started = time.monotonic()
     with django_capture_on_commit_callbacks(execute=True):
         response = staff_api.post("/api/v1/jobs/", spec, format="json")
+    run_pending_local_jobs()
     assert time.monotonic() - started < 30  # generous for a slow machine: the point is "not forever"
     job = Job.objects.get(pk=response.data["id"])
     assert job.state == "failed" and not BenchmarkRun.objects.filter(job=job).exists()

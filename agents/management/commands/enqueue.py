@@ -1,9 +1,11 @@
+import socket
+
 from django.core.management.base import BaseCommand, CommandError
 
 from agents.harness.names import SUITES
 from agents.jobs import job_create
 from agents.jobspec import JobSpecError
-from agents.models import Agent
+from agents.models import Agent, BenchmarkRun, Job, JobState
 from hardware_catalog.models import Accelerator
 
 # Spec field -> the option that sets it, to name the option in errors.
@@ -41,8 +43,17 @@ class Command(BaseCommand):
                             help="Server offered rate as a fraction of capacity (repeatable).")  # fmt: skip
         parser.add_argument("--min-duration-ms", type=int)
         parser.add_argument("--time-limit-s", type=int, default=1800)
+        parser.add_argument(
+            "--once",
+            action="store_true",
+            help="Do nothing if this suite already has a queued, running or finished job or results on this host "
+            "(make run uses it so a restart does not measure again).",
+        )
 
     def handle(self, *args, **options):
+        if options["once"] and _already_queued_or_measured(options["suite"]):
+            self.stdout.write(f"The {options['suite']} suite is already queued or measured on this host; not queued.")
+            return
         spec = {
             "suite": options["suite"],
             "workloads": options["workload"],
@@ -66,3 +77,12 @@ class Command(BaseCommand):
             raise CommandError(problems) from None
         job.refresh_from_db()
         self.stdout.write(f"job {job.pk} on agent {job.agent}: {job.state}")
+
+
+def _already_queued_or_measured(suite: str) -> bool:
+    host = socket.gethostname()
+    jobs = Job.objects.filter(suite=suite, agent__hostname=host).exclude(
+        state__in=[JobState.FAILED, JobState.CANCELLED]
+    )
+    measured = BenchmarkRun.objects.measured().filter(environment__hostname=host, settings__preset=suite)
+    return jobs.exists() or measured.exists()

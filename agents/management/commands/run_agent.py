@@ -34,13 +34,14 @@ class Command(BaseCommand):
         if not name.replace("-", "").replace("_", "").isalnum():
             raise CommandError("--name may contain only letters, digits, '-' and '_'")
         if not settings.CELERY_BROKER_URL:
-            from agents.registry import local_agent
+            from agents.local_runner import serve_local_agent
 
-            agent = local_agent()
             self.stdout.write(
-                f"No CELERY_BROKER_URL: registered this host as agent '{agent.name}'; its jobs run in-process "
-                "(the embedded default). Set CELERY_BROKER_URL to run a worker."
+                f"No CELERY_BROKER_URL: this host is the built-in agent '{name}'; it runs the jobs queued for it "
+                "in this process, one at a time, until stopped (the embedded default). Set CELERY_BROKER_URL "
+                "to run a Celery worker instead."
             )
+            serve_local_agent(name=name)
             return
         argv = worker_argv(name, loglevel)
         self.stdout.write(f"Starting agent {name}: celery -A inferledger {shlex.join(argv)}")

@@ -1,0 +1,98 @@
+"""The built-in local agent of the embedded default (no broker): a process beside the web server that
+registers this host as agent ``local``, heartbeats, and runs the jobs queued for it one at a time.
+
+A job never runs inside an HTTP request: without a broker ``job_dispatch`` leaves the job queued and this
+loop picks it up (``make run`` starts it; ``manage.py run_agent --name local`` starts it by hand). It calls
+the same services the Celery tasks call (claim, progress, ingest, finish), directly, since it runs where
+the database is.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import traceback
+
+from django.conf import settings
+from django.db import close_old_connections, connection
+
+from .agent_job import execute_job
+from .jobs import job_claim, job_fail, job_finish, job_ingest, job_progress, job_spec
+from .models import Job, JobState
+from .registry import agent_heartbeat, local_agent
+
+logger = logging.getLogger(__name__)
+POLL_S = 2.0
+
+
+def run_local_job(job: Job) -> None:
+    """Run one queued job of the local agent to its end (succeeded or failed with the reason)."""
+    job_id, agent_name = str(job.pk), job.agent.name
+    if not job_claim(job_id=job_id, agent_name=agent_name):
+        return
+    try:
+        report = execute_job(
+            job_id,
+            job_spec(job),
+            progress=lambda percent, point: job_progress(job_id=job_id, percent=percent, point=point),
+            deliver=lambda payload: job_ingest(job_id=job_id, payload=payload),
+        )
+    except Exception as exc:  # a benchmark that breaks fails its job with the reason
+        logger.exception("job %s failed", job_id)
+        job_fail(job_id=job_id, reason=f"{type(exc).__name__}: {exc}\n\n{traceback.format_exc()}")
+        return
+    job_finish(job_id=job_id, run_ids=report.run_ids, skips=report.skips, error=report.error)
+
+
+def run_pending_local_jobs(agent_name: str = "local") -> int:
+    """Run every job queued for the local agent, oldest first; returns how many were started."""
+    started = 0
+    while True:
+        job = (
+            Job.objects.select_related("agent")
+            .filter(agent__name=agent_name, state=JobState.QUEUED)
+            .order_by("created_at")
+            .first()
+        )
+        if job is None:
+            return started
+        run_local_job(job)
+        started += 1
+
+
+def _heartbeat(name: str, stop: threading.Event, interval_s: float) -> None:
+    while not stop.wait(interval_s):
+        try:
+            agent_heartbeat(name=name)
+        except Exception:  # a locked or unreachable database: the next beat may get through
+            logger.exception("local agent heartbeat not recorded")
+        finally:
+            connection.close()
+
+
+def serve_local_agent(name: str = "local", stop: threading.Event | None = None, poll_s: float = POLL_S) -> None:
+    """Register, heartbeat and run queued jobs until ``stop`` is set or the process that started us exits."""
+    stop = stop or threading.Event()
+    parent_pid = os.getppid()
+    agent = local_agent(name)
+    beat = threading.Thread(
+        target=_heartbeat,
+        args=(agent.name, stop, min(settings.INFERLEDGER_AGENT_HEARTBEAT_S, 30)),
+        name="local-agent-heartbeat",
+        daemon=True,
+    )
+    beat.start()
+    logger.info("local agent %s: online, waiting for jobs", agent.name)
+    try:
+        while not stop.is_set():
+            if os.getppid() != parent_pid:  # make run (our parent) has gone: so do we
+                return
+            close_old_connections()
+            try:
+                run_pending_local_jobs(agent.name)
+            except Exception:
+                logger.exception("local agent: a job could not be run")
+            stop.wait(poll_s)
+    finally:
+        stop.set()

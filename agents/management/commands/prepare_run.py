@@ -1,0 +1,21 @@
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+
+
+class Command(BaseCommand):
+    help = (
+        "Everything `make run` does before serving, in one process (one Django start-up instead of six): "
+        "migrate, load the catalog and the shipped published results, collect static files, queue the quick "
+        "suite once for the built-in local agent, and print the demo user's token."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--base-url", default="http://127.0.0.1:8000", help="Where the server will listen.")
+
+    def handle(self, *args, base_url, **options):
+        call_command("migrate", interactive=False, verbosity=1)
+        call_command("load_catalog")
+        call_command("load_published_results")
+        call_command("collectstatic", interactive=False, verbosity=0)
+        call_command("enqueue", suite="quick", once=True)
+        call_command("demo_token", base_url=base_url)
