@@ -47,9 +47,18 @@ class AcceleratorAdmin(admin.ModelAdmin):
 
 @admin.register(Price)
 class PriceAdmin(admin.ModelAdmin):
-    """Add-only: a price change is a new row with a later effective_from, never an edit."""
+    """Add-only: a price change is a new row with a later effective_from, never an edit; a wrong row is fixed by
+    adding a correction of it (corrects, with a reason). Price.clean applies the rule on the add form."""
 
-    list_display = ["accelerator", "kind", "provider", "region", "instance_type", "price_usd", "unit", "effective_from"]
+    list_display = ["accelerator", "kind", "provider", "region", "instance_type", "price_usd", "unit", "effective_from",
+                    "corrects", "recorded_by"]  # fmt: skip
+    raw_id_fields = ["corrects"]
+    readonly_fields = ["recorded_by"]
+
+    def save_model(self, request, obj, form, change):
+        obj.recorded_by = request.user.get_username()
+        super().save_model(request, obj, form, change)
+
     list_filter = ["kind", "provider", "unit"]
     search_fields = ["accelerator__model", "provider", "instance_type", "region"]
     date_hierarchy = "effective_from"

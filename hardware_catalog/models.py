@@ -4,8 +4,10 @@ Prices are facts observed at a time: a new price is a new row, and no row is eve
 past cost can be recomputed from the rows that were in force then.
 """
 
+from datetime import UTC
 from decimal import Decimal
 
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -86,14 +88,19 @@ class PriceUnit(models.TextChoices):
 
 
 class PriceQuerySet(models.QuerySet):
+    def current(self):
+        """Rows no correction has replaced (a corrected row stays stored, cited by what used it)."""
+        return self.filter(correction__isnull=True)
+
     def in_force(self, at=None):
-        """The rows in force at `at` (default now): for each offering, the latest row with effective_from <= at.
+        """The rows in force at `at` (default now): for each offering, the latest row with effective_from <= at,
+        as corrected.
 
         An offering is (accelerator, kind, provider, region, instance type). Done in one query with a
         NOT EXISTS on a newer row, so it works the same on SQLite and PostgreSQL.
         """
         at = at or timezone.now()
-        newer = Price.objects.filter(
+        newer = Price.objects.current().filter(
             accelerator=models.OuterRef("accelerator"),
             kind=models.OuterRef("kind"),
             provider=models.OuterRef("provider"),
@@ -102,14 +109,22 @@ class PriceQuerySet(models.QuerySet):
             effective_from__lte=at,
             effective_from__gt=models.OuterRef("effective_from"),
         )
-        return self.filter(effective_from__lte=at).exclude(models.Exists(newer))
+        return self.current().filter(effective_from__lte=at).exclude(models.Exists(newer))
 
     def for_accelerator(self, accelerator: Accelerator):
         return self.filter(accelerator=accelerator.pricing_accelerator)
 
 
 class Price(models.Model):
-    """One observed price for one offering, effective from a time. Never updated: a change is a new row."""
+    """One observed price for one offering, effective from a time. Never updated: a change is a new row.
+
+    Append-only in time: a new row of an offering must take effect after the offering's latest stored row,
+    so the price in force at a past time never changes after the fact. A wrong stored row is fixed by a
+    correction: a new row that ``corrects`` it (same offering and effective_from), with a reason, recorded
+    by someone at ``created_at``; the corrected row stays stored (docs/cost-model.md).
+    """
+
+    OFFERING_FIELDS = ("accelerator_id", "kind", "provider", "region", "instance_type")
 
     accelerator = models.ForeignKey(Accelerator, on_delete=models.PROTECT, related_name="prices")
     kind = models.CharField(max_length=32, choices=PriceKind.choices)
@@ -123,16 +138,34 @@ class Price(models.Model):
     as_of = models.CharField(max_length=64, blank=True, help_text="When the price was observed (ISO-8601 interval).")
     source = models.TextField()
     created_at = models.DateTimeField(default=timezone.now, editable=False)
+    recorded_by = models.CharField(
+        max_length=150, blank=True, help_text="Who recorded the row: a user, or the import that added it."
+    )
+    corrects = models.OneToOneField(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="correction",
+        help_text="The stored row this one corrects (same offering and effective_from); empty for a new price.",
+    )
+    correction_reason = models.TextField(blank=True, help_text="Why the corrected row was wrong.")
 
     objects = PriceQuerySet.as_manager()
 
     class Meta:
         ordering = ["accelerator", "kind", "provider", "region", "instance_type", "-effective_from"]
         constraints = [
-            # One price per offering per instant: re-importing a file can never create a second copy.
+            # One price per offering per instant: re-importing a file can never create a second copy. A correction
+            # shares its corrected row's instant; `corrects` is one-to-one, so each row has at most one.
             models.UniqueConstraint(
                 fields=["accelerator", "kind", "provider", "region", "instance_type", "effective_from"],
+                condition=Q(corrects__isnull=True),
                 name="price_offering_effective_unique",
+            ),
+            # A correction is an explicit act: it says why.
+            models.CheckConstraint(
+                condition=Q(corrects__isnull=True) | ~Q(correction_reason=""), name="price_correction_has_reason"
             ),
             # A price is positive and bounded; the upper bound also rejects NaN on PostgreSQL numeric.
             models.CheckConstraint(
@@ -153,6 +186,42 @@ class Price(models.Model):
         if self.pk is not None:
             raise ValueError("Prices are never overwritten: add a new Price row with a later effective_from.")
         super().save(*args, **kwargs)
+
+    def offering(self) -> dict:
+        return {name: getattr(self, name) for name in self.OFFERING_FIELDS}
+
+    def history_error(self) -> tuple[str, str] | None:
+        """(field, why) this row, not yet stored, cannot join its offering's history; None when it can."""
+        if self.corrects_id is not None:
+            return self._correction_error()
+        latest = Price.objects.filter(**self.offering()).aggregate(latest=models.Max("effective_from"))["latest"]
+        if latest is not None and self.effective_from <= latest:
+            return "effective_from", (
+                f"{_utc(self.effective_from)} is not after {_utc(latest)}, the latest stored price of this offering: "
+                "prices are append-only in time, so that a past as_of answer never changes. To fix a stored price, "
+                "record a correction of that row (corrects, with a correction_reason)."
+            )
+        return None
+
+    def _correction_error(self) -> tuple[str, str] | None:
+        corrected = self.corrects
+        if not self.correction_reason.strip():
+            return "correction_reason", "a correction says why the corrected row was wrong"
+        if Price.objects.filter(corrects=corrected).exists():
+            return "corrects", f"price {corrected.pk} is already corrected (by price {corrected.correction.pk})"
+        if corrected.offering() != self.offering() or corrected.effective_from != self.effective_from:
+            return "corrects", (
+                f"a correction keeps the offering and effective_from of the row it corrects "
+                f"({corrected}, effective from {_utc(corrected.effective_from)})"
+            )
+        return None
+
+    def clean(self):
+        super().clean()
+        if self.pk is None and self.accelerator_id and self.effective_from and self.kind:
+            error = self.history_error()
+            if error is not None:
+                raise ValidationError({error[0]: error[1]})
 
     @property
     def is_purchase(self) -> bool:
@@ -197,3 +266,7 @@ class OnPremAssumptions(models.Model):
         if self.pk is not None:
             raise ValueError("Assumption sets are versioned: create a new version instead of editing this one.")
         super().save(*args, **kwargs)
+
+
+def _utc(moment) -> str:
+    return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC"

@@ -262,6 +262,7 @@ def import_price_rows(rows: list[tuple[int, dict]], *, default_source: str) -> I
     to_create = []
     for line_number, price in candidates:
         stored = Price.objects.filter(
+            corrects__isnull=True,  # the row as first recorded, which is what the file states
             accelerator=price.accelerator,
             kind=price.kind,
             provider=price.provider,
@@ -270,7 +271,11 @@ def import_price_rows(rows: list[tuple[int, dict]], *, default_source: str) -> I
             effective_from=price.effective_from,
         ).first()
         if stored is None:
-            to_create.append(price)
+            error = price.history_error()
+            if error is not None:
+                errors.append(RowError(line_number, *error))
+            else:
+                to_create.append(price)
         elif (
             stored.price_usd == price.price_usd and stored.accelerators_per_instance == price.accelerators_per_instance
         ):
@@ -288,6 +293,7 @@ def import_price_rows(rows: list[tuple[int, dict]], *, default_source: str) -> I
         raise CatalogImportError(sorted(errors, key=lambda error: error.line))
     with transaction.atomic():
         for price in to_create:
+            price.recorded_by = default_source[: Price._meta.get_field("recorded_by").max_length]
             price.save()
             report.added.append(str(price))
     return report

@@ -36,6 +36,10 @@ class PriceSerializer(serializers.ModelSerializer):
         max_digits=14, decimal_places=6, min_value=Decimal("0.000001"), max_value=Decimal("99999999")
     )
     currency = serializers.SerializerMethodField()
+    # No unique validators (here or in Meta): Price.history_error states the rule, naming the row in the way.
+    corrects = serializers.PrimaryKeyRelatedField(
+        queryset=Price.objects.all(), default=None, allow_null=True, help_text="The stored row this one corrects."
+    )
     accelerator_name = serializers.StringRelatedField(source="accelerator")
 
     class Meta:
@@ -56,8 +60,12 @@ class PriceSerializer(serializers.ModelSerializer):
             "as_of",
             "source",
             "created_at",
+            "recorded_by",
+            "corrects",
+            "correction_reason",
         ]
-        read_only_fields = ["created_at"]
+        read_only_fields = ["created_at", "recorded_by"]
+        validators = []
 
     def get_currency(self, obj) -> str:
         return "USD"
@@ -65,4 +73,8 @@ class PriceSerializer(serializers.ModelSerializer):
     def validate(self, attrs):
         if (attrs["kind"] == "purchase") != (attrs["unit"] == "per_unit"):
             raise serializers.ValidationError({"unit": "purchase prices are per_unit; cloud prices per_instance_hour"})
+        # Append-only in time, or an explicit correction: the rule lives on the model (Price.history_error).
+        error = Price(**attrs).history_error()
+        if error is not None:
+            raise serializers.ValidationError({error[0]: error[1]})
         return attrs

@@ -25,7 +25,7 @@ class PriceViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
 
     def perform_create(self, serializer):
         try:
-            serializer.save()
+            serializer.save(recorded_by=self.request.user.get_username())
         except IntegrityError:
             raise ValidationError(
                 {"effective_from": "a price for this offering at this effective_from already exists"}

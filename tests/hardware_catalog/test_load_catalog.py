@@ -106,3 +106,15 @@ def test_it_exits_non_zero_from_the_command_line(tmp_path):
     )
     assert result.returncode != 0
     assert "line 2, column 'model'" in result.stderr
+
+
+def test_it_imports_nothing_from_a_file_with_a_back_dated_price(tmp_path):
+    run()
+    run("--prices", str(write(tmp_path, GOOD_ROW)))  # ExampleCloud x.l4 from 2025-03-01
+    later = GOOD_ROW.replace("2025-03-01", "2025-09-01").replace("0.70", "0.72")
+    back_dated = GOOD_ROW.replace("2025-03-01", "2025-01-01").replace("0.70", "7.00")
+    with pytest.raises(CommandError, match="1 bad row"):
+        call_command("load_catalog", "--prices", str(write(tmp_path, later, back_dated)), stdout=StringIO(),
+                     stderr=(err := StringIO()))  # fmt: skip
+    assert "line 3, column 'effective_from': 2025-01-01 00:00 UTC is not after 2025-03-01 00:00 UTC" in err.getvalue()
+    assert Price.objects.filter(provider="ExampleCloud").count() == 1  # the good later row was not imported either
