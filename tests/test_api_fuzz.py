@@ -12,6 +12,7 @@ import pytest
 import schemathesis
 from django.core.wsgi import get_wsgi_application
 from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis.errors import Unsatisfiable
 from knox.models import AuthToken
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
@@ -54,6 +55,8 @@ def _server_errors(token: str) -> list[str]:
 
             try:
                 call()
+            except Unsatisfiable:  # nothing to send that violates the schema (an operation without parameters)
+                continue
             except Exception as exc:  # noqa: BLE001 - collect every operation's first failure, then assert
                 causes = "".join(f"\n    {cause!r}" for cause in getattr(exc, "exceptions", ()))
                 found.append(f"{operation.label} ({mode.value}): {exc}{causes}")
