@@ -24,6 +24,7 @@ from .registry import (
     published_benchmark,
     reference_for,
 )
+from .user import USER, UserWorkloadError, UserWorkloadSpec, load_spec_file, parse_spec, user_workload
 
 __all__ = [
     "ENDPOINT",
@@ -44,4 +45,10 @@ __all__ = [
     "normalise_benchmark_name",
     "published_benchmark",
     "reference_for",
+    "USER",
+    "UserWorkloadError",
+    "UserWorkloadSpec",
+    "load_spec_file",
+    "parse_spec",
+    "user_workload",
 ]

@@ -25,6 +25,7 @@ from .result import dumps_result
 from .scenarios import Engine, PointResult, RunSettings, Scenario, get_scenario
 from .telemetry import TelemetrySession, capture_environment, device_info
 from .workloads import Workload, get_workload
+from .workloads.file import FileWorkload, file_backend, file_support
 from .workloads.memory import memory_shortfall
 
 ProgressFn = Callable[[dict], None]
@@ -69,10 +70,14 @@ class SuiteItem:
     precision: str
     device: str = "cpu"
     settings: RunSettings = field(default_factory=RunSettings)
+    # A user's declared model file (model_class "user", size "file"); None for the harness's own workloads.
+    user_spec: registry.UserWorkloadSpec | None = None
 
     @property
     def workload_id(self) -> str:
-        """The registry id of the workload this item runs (e.g. ``resnet50``, ``tabular-tiny``)."""
+        """The registry id of the workload this item runs (e.g. ``resnet50``, ``tabular-tiny``, ``user:x``)."""
+        if self.user_spec is not None:
+            return self.user_spec.id
         return registry.for_harness(self.model_class, self.size).id
 
     @property
@@ -84,7 +89,16 @@ def _now() -> str:
     return datetime.now(UTC).isoformat().replace("+00:00", "Z")
 
 
+def _workload_of(item: SuiteItem) -> Workload:
+    if item.user_spec is not None:
+        return FileWorkload(item.user_spec)
+    return get_workload(item.model_class, item.size)
+
+
 def skip_reason(item: SuiteItem) -> str | None:
+    if item.user_spec is not None:
+        ok, reason = file_support(item.user_spec, item.backend, item.precision, item.device)
+        return None if ok else reason
     ok, reason = check_support(item.backend, item.precision, item.device, item.model_class)
     if not ok:
         return reason
@@ -131,18 +145,23 @@ class PreparedItem:
 def prepare_item(item: SuiteItem, out_dir: str | Path) -> PreparedItem | Skip:
     """Build and load the model, run the accuracy guard; a Skip when the combination is unsupported."""
     reason = skip_reason(item)
-    workload = get_workload(item.model_class, item.size)
     if reason is not None:
-        return Skip(workload.name, item.scenario, item.backend, item.precision, reason)
+        return Skip(item.workload_id, item.scenario, item.backend, item.precision, reason)
+    workload = _workload_of(item)
     settings, started_at = item.settings, _now()
     scenario = get_scenario(item.scenario, settings)
+    reference_backend = getattr(workload, "native_backend", "eager")
     with _intra_op_threads(settings):
         reference_model = workload.build("cpu")
-        backend = get_backend_class(item.backend)(item.precision, item.device)
+        if item.user_spec is not None:
+            backend = file_backend(item.user_spec, item.backend, item.precision, item.device)
+        else:
+            backend = get_backend_class(item.backend)(item.precision, item.device)
         backend.load(workload.build("cpu"), workload.example_inputs(2))
         accuracy = None
-        if (item.backend, item.precision) != ("eager", "fp32"):
-            reference = EagerBackend("fp32", item.device)
+        if (item.backend, item.precision) != (reference_backend, "fp32"):
+            # The fp32 reference: eager for torch models; for an ONNX file its CPU run on ONNX Runtime.
+            reference = EagerBackend("fp32", "cpu" if item.user_spec is not None else item.device)
             reference.load(reference_model, workload.example_inputs(2))
             accuracy = check_accuracy(
                 workload, reference, backend, item.precision, settings.accuracy_batch_size

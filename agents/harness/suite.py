@@ -103,6 +103,38 @@ def plan_suite(
     return items
 
 
+def plan_user_workload(
+    spec,
+    suite: str = "quick",
+    backends: Iterable[str] | None = None,
+    precisions: Iterable[str] | None = None,
+    scenarios: Iterable[str] | None = None,
+    device: str | None = None,
+) -> list[SuiteItem]:
+    """The items for a user's declared model file (``workloads.UserWorkloadSpec``): its native backend at
+    fp32 unless ``backends``/``precisions`` say otherwise, in every scenario (or ``scenarios``). The file
+    is opened and checked against its declaration here, so a bad one fails before anything runs."""
+    from .workloads.file import FileWorkload
+
+    if suite not in SUITES:
+        raise ValueError(f"unknown suite {suite!r}; known: {', '.join(SUITES)}")
+    FileWorkload(spec).build("cpu")
+    backends = _check(backends, BACKENDS, "backends") or [spec.native_backend]
+    precisions = _check(precisions, PRECISIONS, "precisions") or ["fp32"]
+    scenarios = _check(scenarios, SCENARIOS, "scenarios") or list(SCENARIOS)
+    if device is None:
+        import torch
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    settings = preset(suite)
+    return [
+        SuiteItem("user", "file", scenario, backend, precision, device, settings, user_spec=spec)
+        for backend in backends
+        for precision in precisions
+        for scenario in scenarios
+    ]
+
+
 def run_suite(
     items: list[SuiteItem], out_dir: str | Path, progress: ProgressFn | None = None
 ) -> Iterator[dict | Skip | Failure]:
@@ -174,4 +206,4 @@ def _event(index: int, total: int, item: SuiteItem | None, point: str, fraction:
     }
 
 
-__all__ = ["SUITES", "Failure", "Skip", "SuiteItem", "plan_suite", "run_item", "run_suite"]
+__all__ = ["SUITES", "Failure", "Skip", "SuiteItem", "plan_suite", "plan_user_workload", "run_item", "run_suite"]

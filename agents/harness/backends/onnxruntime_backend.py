@@ -100,17 +100,25 @@ class OnnxRuntimeBackend(Backend):
             return False, "the KV-cache generation loop is not exported to ONNX"
         return True, ""
 
+    # Execution providers by device; a user's ONNX file on the tensorrt backend puts TensorRT's first.
+    execution_providers: tuple[str, ...] | None = None
+
     def load(self, model: nn.Module, example: tuple[torch.Tensor, ...]) -> None:
         ort = _onnxruntime()
         self._tmp = tempfile.TemporaryDirectory(prefix="inferledger-onnx-")
-        path = os.path.join(self._tmp.name, "model.onnx")
-        names = [f"input_{i}" for i in range(len(example))]
-        export_onnx(model, example, path, names, batch_axes(names))
+        if hasattr(model, "onnx_file_path"):  # a user's ONNX file (workloads.file.OnnxFile): run it as it is
+            path, names, self._outputs = model.onnx_file_path, list(model.input_names), None
+        else:
+            path = os.path.join(self._tmp.name, "model.onnx")
+            names, self._outputs = [f"input_{i}" for i in range(len(example))], ["output"]
+            export_onnx(model, example, path, names, batch_axes(names))
         if self.precision == "int8":
             quantized = os.path.join(self._tmp.name, "model.int8.onnx")
             quantize_int8_onnx(path, quantized)
             path = quantized
-        providers = ["CUDAExecutionProvider"] if self.device == "cuda" else ["CPUExecutionProvider"]
+        providers = self.execution_providers or (
+            ["CUDAExecutionProvider"] if self.device == "cuda" else ["CPUExecutionProvider"]
+        )
         options = ort.SessionOptions()
         options.intra_op_num_threads = torch.get_num_threads()
         self.session = ort.InferenceSession(path, options, providers=providers)
@@ -118,8 +126,7 @@ class OnnxRuntimeBackend(Backend):
 
     def forward(self, *inputs) -> torch.Tensor:
         feeds = {n: t.detach().cpu().numpy() for n, t in zip(self._names, inputs, strict=True)}
-        (out,) = self.session.run(["output"], feeds)
-        return torch.from_numpy(out)
+        return torch.from_numpy(self.session.run(self._outputs, feeds)[0])
 
     def close(self) -> None:
         tmp = getattr(self, "_tmp", None)

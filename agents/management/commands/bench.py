@@ -9,10 +9,11 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.text import slugify
 
+import workloads as registry
 from agents.harness.endpoints.run import run_endpoint_items
 from agents.harness.endpoints.target import ENDPOINT_SCENARIOS, PROTOCOLS
 from agents.harness.names import SCENARIOS, SIZES
-from agents.harness.suite import SUITES, Failure, Skip, plan_suite, run_suite
+from agents.harness.suite import SUITES, Failure, Skip, plan_suite, plan_user_workload, run_suite
 from agents.harness.verdict import describe_accuracy
 from agents.ingest import QUARANTINED, STORED, ingest_result
 from agents.jobspec import plan_items, spec_errors
@@ -108,6 +109,13 @@ class Command(BaseCommand):
         endpoint.add_argument("--tpot-slo-ms", type=float, help="Goodput: TPOT bound per request.")
         endpoint.add_argument("--min-duration-ms", type=int, help="Per point (default: the suite's).")
         parser.add_argument(
+            "--workload-file",
+            type=Path,
+            metavar="SPEC",
+            help="A user workload declared in a YAML/TOML file (an ONNX, TorchScript, torch.export or Hugging "
+            "Face model with its inputs and unit): runs it instead of the suite, as workload user:<name>.",
+        )
+        parser.add_argument(
             "--once",
             action="store_true",
             help="Do nothing if this host already has results from this suite (make run uses it on restarts).",
@@ -118,6 +126,17 @@ class Command(BaseCommand):
             return self._endpoint(suite, out, scenario, options)
         overrides = {"rounds": options.get("rounds"), "min_query_count": options.get("min_query_count")}
         overrides = {name: value for name, value in overrides.items() if value is not None}
+        if options.get("workload_file"):
+            try:
+                spec = registry.load_spec_file(options["workload_file"])
+                items = plan_user_workload(spec, suite, backends=backend, precisions=precision, scenarios=scenario)
+                items = [dataclasses.replace(item, settings=item.settings.with_(**overrides)) for item in items]
+            except ValueError as exc:
+                raise CommandError(f"{options['workload_file']}: {exc}") from None
+            out = out or _default_out_dir()
+            out.mkdir(parents=True, exist_ok=True)
+            self.stdout.write(f"Running {spec.id} ({spec.format} {spec.path}): {len(items)} items; results in {out}")
+            return self._run(run_suite(items, out, progress=ProgressBar(self.stdout)))
         if once and _already_measured(suite):
             self.stdout.write(
                 f"This host already has {suite}-suite results; skipping (run `manage.py bench` to re-measure)."

@@ -1,0 +1,116 @@
+"""`bench --workload-file`: a user's own model files, made here, measured for real, stored under user:<name>."""
+
+from io import StringIO
+
+import pytest
+import torch
+from django.core.management import CommandError, call_command
+from torch import nn
+
+from agents.models import BenchmarkRun
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def short_quick(monkeypatch):
+    from agents.harness.scenarios import settings as harness_settings
+
+    short = harness_settings.preset("quick").with_(
+        min_duration_ms=150, min_query_count=16, warmup_queries=2, offline_batch_sizes=(1, 4), rounds=1,
+        extra_rounds=0, server_load_fractions=(0.5,),
+    )  # fmt: skip
+    monkeypatch.setitem(harness_settings.PRESETS, "quick", short)
+
+
+@pytest.fixture
+def model_files(tmp_path):
+    """A tiny MLP saved as ONNX, TorchScript and torch.export, as a user would save theirs."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 3)).eval()
+    example = (torch.randn(2, 8),)
+    torch.onnx.export(
+        model, example, tmp_path / "mlp.onnx", input_names=["features"], output_names=["scores"],
+        dynamic_axes={"features": {0: "batch"}, "scores": {0: "batch"}}, dynamo=False,
+    )  # fmt: skip
+    torch.jit.save(torch.jit.trace(model, example), tmp_path / "mlp.pt")
+    batch = torch.export.Dim("batch", min=1, max=1024)
+    torch.export.save(torch.export.export(model, example, dynamic_shapes=({0: batch},)), tmp_path / "mlp.pt2")
+    return tmp_path
+
+
+def _declare(folder, fmt, path, input_name="features", suffix="yaml"):
+    spec = folder / f"{fmt}.{suffix}"
+    if suffix == "yaml":
+        spec.write_text(
+            f"name: mlp-{fmt}\nformat: {fmt}\npath: {path}\nunit: inferences\n"
+            f"inputs:\n  - name: {input_name}\n    shape: [batch, 8]\n    dtype: float32\n"
+        )
+    else:
+        spec.write_text(
+            f'name = "mlp-{fmt}"\nformat = "{fmt}"\npath = "{path}"\nunit = "inferences"\n'
+            f'[[inputs]]\nname = "{input_name}"\nshape = ["batch", 8]\ndtype = "float32"\n'
+        )
+    return spec
+
+
+def _bench(spec, out_dir, *extra):
+    out = StringIO()
+    call_command("bench", "--workload-file", str(spec), "--out", str(out_dir), *extra, stdout=out)
+    return out.getvalue()
+
+
+def test_it_benchmarks_an_onnx_file_on_onnx_runtime_and_stores_it_as_its_own_workload(
+    catalog, model_files, short_quick, tmp_path
+):
+    text = _bench(_declare(model_files, "onnx", "mlp.onnx"), tmp_path / "out", "--scenario", "single-stream",
+                  "--scenario", "offline")  # fmt: skip
+    assert "2 runs stored, 0 skipped, 0 quarantined, 0 failed" in text
+    runs = list(BenchmarkRun.objects.all())
+    assert {run.workload_name for run in runs} == {"user:mlp-onnx"}
+    assert {run.model_class for run in runs} == {"user"}
+    assert {(run.backend, run.precision) for run in runs} == {("onnxruntime", "fp32")}
+    assert {run.scenario for run in runs} == {"single-stream", "offline"}
+    # 8*16+16 + 16*3+3 weights read from the file's initializers; the declaration is kept with the run.
+    assert {run.parameters for run in runs} == {195}
+    assert runs[0].payload["workload"]["config"]["format"] == "onnx"
+    assert all(point.throughput_per_s > 0 for run in runs for point in run.points.all())
+
+
+def test_it_benchmarks_torchscript_and_torch_export_files_declared_in_toml_and_yaml(
+    catalog, model_files, short_quick, tmp_path
+):
+    for fmt, path, suffix in (("torchscript", "mlp.pt", "toml"), ("torch-export", "mlp.pt2", "yaml")):
+        text = _bench(_declare(model_files, fmt, path, suffix=suffix), tmp_path / fmt, "--scenario", "single-stream")
+        assert "1 runs stored, 0 skipped, 0 quarantined, 0 failed" in text, text
+    runs = {run.workload_name: run for run in BenchmarkRun.objects.all()}
+    assert set(runs) == {"user:mlp-torchscript", "user:mlp-torch-export"}
+    assert {run.backend for run in runs.values()} == {"eager"}
+
+
+def test_a_file_on_a_backend_that_cannot_run_it_is_skipped_with_the_reason(catalog, model_files, short_quick, tmp_path):
+    text = _bench(_declare(model_files, "onnx", "mlp.onnx"), tmp_path / "out", "--scenario", "single-stream",
+                  "--backend", "eager", "--backend", "tensorrt")  # fmt: skip
+    assert "0 runs stored, 2 skipped" in text
+    assert "an ONNX file runs on ONNX Runtime (backends onnxruntime, tensorrt), not eager" in text
+    assert "TensorRT" in text  # no CUDA here: the TensorRT execution provider is skipped with why
+    assert not BenchmarkRun.objects.exists()
+
+
+def test_it_rejects_an_input_the_onnx_file_does_not_have_naming_the_field(catalog, model_files, tmp_path):
+    with pytest.raises(CommandError, match=r"inputs\[0\].name: 'pixels' is not an input of mlp.onnx \(its inputs: "
+                       r"features\)"):  # fmt: skip
+        _bench(_declare(model_files, "onnx", "mlp.onnx", input_name="pixels"), tmp_path / "out")
+    assert not BenchmarkRun.objects.exists()
+
+
+def test_it_rejects_a_malformed_declaration_before_running_anything(catalog, model_files, tmp_path):
+    spec = model_files / "bad.yaml"
+    spec.write_text("name: bad\nformat: onnx\npath: mlp.onnx\nunit: inferences\n"
+                    "inputs:\n  - {name: features, shape: [8, 8], dtype: float32}\n")  # fmt: skip
+    with pytest.raises(CommandError, match=r"bad.yaml: inputs\[0\].shape\[0\]: 'batch' was expected"):
+        _bench(spec, tmp_path / "out")
+    (model_files / "broken.pt").write_bytes(b"not a torchscript archive")
+    with pytest.raises(CommandError, match=r"path: .*broken.pt does not load as torchscript"):
+        _bench(_declare(model_files, "torchscript", "broken.pt"), tmp_path / "out")
+    assert not BenchmarkRun.objects.exists()

@@ -1,0 +1,94 @@
+"""Declared user workloads: validation names the field, nothing is registered from a bad declaration."""
+
+import pytest
+
+import workloads as registry
+from workloads import UserWorkloadError, load_spec_file, parse_spec
+
+
+def _spec(**changes):
+    spec = {
+        "name": "my-mlp",
+        "format": "onnx",
+        "path": "model.onnx",
+        "unit": "inferences",
+        "inputs": [{"name": "features", "shape": ["batch", 8], "dtype": "float32"}],
+    }
+    return spec | changes
+
+
+@pytest.fixture
+def model_dir(tmp_path):
+    (tmp_path / "model.onnx").write_bytes(b"not checked here")
+    return tmp_path
+
+
+def test_it_accepts_a_well_formed_declaration_and_names_it_user_colon_name(model_dir):
+    spec = parse_spec(_spec(), base_dir=model_dir)
+    assert spec.id == "user:my-mlp"
+    assert spec.path == str((model_dir / "model.onnx").resolve())
+    workload = registry.user_workload(spec.id, spec)
+    assert workload.user_defined and workload.unit == registry.Unit.INFERENCES
+    assert "features float32[batch, 8]" in workload.input_description
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "message"),
+    [
+        (
+            {"inputs": [{"name": "x", "shape": [8, 8], "dtype": "float32"}]},
+            "inputs[0].shape[0]",
+            "'batch' was expected",
+        ),
+        ({"inputs": [{"name": "x", "shape": ["batch", 0], "dtype": "float32"}]}, "inputs[0].shape[1]", "minimum"),
+        ({"inputs": [{"name": "x", "shape": ["batch", 8], "dtype": "float33"}]}, "inputs[0].dtype", "float33"),
+        ({"inputs": [{"name": "x", "shape": ["batch", 8]}]}, "inputs[0]", "'dtype' is a required property"),
+        ({"format": "keras"}, "format", "'keras' is not one of"),
+        ({"unit": "tokens"}, "unit", "'tokens' is not one of"),
+        ({"name": "My Model"}, "name", "does not match"),
+        ({"path": "missing.onnx"}, "path", "does not exist"),
+        ({"format": "torch-export"}, "path", "a torch-export file ends in .pt2"),
+        ({"unit": "output_tokens"}, "unit", "output_tokens needs a generative model"),
+        (
+            {"inputs": [{"name": "a", "shape": ["batch"], "dtype": "int64", "range": [5, 5]}]},
+            "inputs[0].range",
+            "low 5 must be below high 5",
+        ),
+        ({"extra": 1}, "(spec)", "Additional properties are not allowed"),
+    ],
+)
+def test_it_rejects_a_malformed_declaration_naming_the_field(model_dir, changes, field, message):
+    with pytest.raises(UserWorkloadError) as caught:
+        parse_spec(_spec(**changes), base_dir=model_dir)
+    assert any(f == field and message in m for f, m in caught.value.errors), caught.value.errors
+    assert f"{field}: " in str(caught.value)
+
+
+def test_it_names_every_missing_file_of_a_hugging_face_directory(tmp_path):
+    with pytest.raises(UserWorkloadError, match=r"path: .* has no config.json and no \*.safetensors weights"):
+        parse_spec(_spec(format="huggingface", path="."), base_dir=tmp_path)
+
+
+def test_it_reads_yaml_and_toml_declarations_relative_to_their_own_folder(model_dir):
+    (model_dir / "w.yaml").write_text(
+        "name: my-mlp\nformat: onnx\npath: model.onnx\nunit: samples\n"
+        "inputs:\n  - {name: features, shape: [batch, 8], dtype: float32}\n"
+    )
+    (model_dir / "w.toml").write_text(
+        'name = "my-mlp"\nformat = "onnx"\npath = "model.onnx"\nunit = "samples"\n'
+        '[[inputs]]\nname = "features"\nshape = ["batch", 8]\ndtype = "float32"\n'
+    )
+    assert load_spec_file(model_dir / "w.yaml") == load_spec_file(model_dir / "w.toml")
+
+
+def test_it_reports_a_file_that_is_not_yaml(model_dir):
+    (model_dir / "w.yaml").write_text("name: [unclosed\n")
+    with pytest.raises(UserWorkloadError, match=r"\(file\): w.yaml is not valid YAML"):
+        load_spec_file(model_dir / "w.yaml")
+
+
+def test_a_user_id_resolves_in_any_process_to_a_workload_of_its_own():
+    workload = registry.get("user:my-mlp")
+    assert workload.id == "user:my-mlp" and workload.model_class == registry.USER and workload.user_defined
+    with pytest.raises(registry.UnknownWorkload):
+        registry.get("user:Not Valid")

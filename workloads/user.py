@@ -1,0 +1,239 @@
+"""User workloads: a model file the user declares (ONNX, TorchScript, ``torch.export`` or a local Hugging Face
+directory) with its input spec and unit of work, registered as ``user:<name>``.
+
+A declaration is a small YAML or TOML file (or the same mapping in a job spec). It is validated with
+jsonschema and then against the files it names; any error names its field (``inputs[0].shape: ...``) and
+nothing is registered until everything checks. Django-free and torch-free: the harness
+(``agents.harness.workloads.file``) loads the model itself.
+
+Persistence: a user workload lives in its runs. Every stored run carries its declaration in
+``workload.config`` and its id ``user:<name>``; ``get('user:<name>')`` answers in any process (the web
+included) with a workload that ranks only against runs of that id. No table of declarations is kept.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+
+import jsonschema
+
+from .registry import Unit, Workload
+
+USER = "user"
+USER_ID = re.compile(r"^user:[a-z0-9][a-z0-9._-]{0,47}$")
+FORMATS = ("onnx", "torchscript", "torch-export", "huggingface")
+FILE_SUFFIXES = {"onnx": (".onnx",), "torchscript": (".pt", ".pth", ".ts"), "torch-export": (".pt2",)}
+DTYPES = ("float32", "float16", "bfloat16", "int64", "int32", "bool")
+NATIVE_BACKEND = {"onnx": "onnxruntime", "torchscript": "eager", "torch-export": "eager", "huggingface": "eager"}
+
+SPEC_SCHEMA = {
+    "type": "object",
+    "required": ["name", "format", "path", "unit"],
+    "additionalProperties": False,
+    "properties": {
+        "name": {"type": "string", "pattern": r"^[a-z0-9][a-z0-9._-]{0,47}$"},
+        "title": {"type": "string", "maxLength": 200},
+        "format": {"enum": list(FORMATS)},
+        "path": {"type": "string", "minLength": 1},
+        "unit": {"enum": [Unit.INFERENCES.value, Unit.SAMPLES.value, Unit.OUTPUT_TOKENS.value]},
+        "inputs": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "required": ["name", "shape", "dtype"],
+                "additionalProperties": False,
+                "properties": {
+                    "name": {"type": "string", "minLength": 1},
+                    "shape": {
+                        "type": "array",
+                        "minItems": 1,
+                        "prefixItems": [{"const": "batch"}],
+                        "items": {"type": "integer", "minimum": 1},
+                    },
+                    "dtype": {"enum": list(DTYPES)},
+                    "range": {
+                        "type": "array",
+                        "prefixItems": [{"type": "integer"}, {"type": "integer"}],
+                        "minItems": 2,
+                        "maxItems": 2,
+                    },
+                },
+            },
+        },
+        "llm": {
+            "type": "object",
+            "required": ["prompt_tokens", "output_tokens"],
+            "additionalProperties": False,
+            "properties": {
+                "prompt_tokens": {"type": "integer", "minimum": 1, "maximum": 32768},
+                "output_tokens": {"type": "integer", "minimum": 1, "maximum": 8192},
+            },
+        },
+    },
+}
+_VALIDATOR = jsonschema.Draft202012Validator(SPEC_SCHEMA)
+
+
+class UserWorkloadError(ValueError):
+    """A declaration that cannot be registered; ``errors`` is [(field, message)], the field as a path."""
+
+    def __init__(self, errors: list[tuple[str, str]]):
+        self.errors = errors
+        super().__init__("; ".join(f"{field}: {message}" for field, message in errors))
+
+
+def field_path(parts) -> str:
+    """``['inputs', 0, 'shape']`` -> ``inputs[0].shape``."""
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "(spec)"
+
+
+@dataclass(frozen=True)
+class UserWorkloadSpec:
+    """A validated declaration; ``path`` is absolute."""
+
+    name: str
+    format: str
+    path: str
+    unit: str
+    inputs: tuple[dict, ...]
+    title: str = ""
+    llm: dict | None = None
+
+    @property
+    def id(self) -> str:
+        return f"{USER}:{self.name}"
+
+    @property
+    def native_backend(self) -> str:
+        return NATIVE_BACKEND[self.format]
+
+    def to_dict(self) -> dict:
+        spec = {"name": self.name, "format": self.format, "path": self.path, "unit": self.unit,
+                "inputs": [dict(i) for i in self.inputs]}  # fmt: skip
+        if self.title:
+            spec["title"] = self.title
+        if self.llm:
+            spec["llm"] = dict(self.llm)
+        return spec
+
+
+def parse_spec(data, base_dir: str | Path = ".") -> UserWorkloadSpec:
+    """Validate a declaration (a mapping) and the files it names; relative paths are from ``base_dir``."""
+    if not isinstance(data, dict):
+        raise UserWorkloadError([("(spec)", f"expected a mapping, got {type(data).__name__}")])
+    errors = [
+        (field_path(e.absolute_path), e.message)
+        for e in sorted(_VALIDATOR.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+    ]
+    if errors:
+        raise UserWorkloadError(errors)
+    errors += _semantic_errors(data)
+    path = Path(data["path"]).expanduser()
+    path = path if path.is_absolute() else (Path(base_dir) / path)
+    errors += _file_errors(data["format"], path)
+    if errors:
+        raise UserWorkloadError(errors)
+    return UserWorkloadSpec(
+        name=data["name"], format=data["format"], path=str(path.resolve()), unit=data["unit"],
+        inputs=tuple(dict(i) for i in data.get("inputs", ())), title=data.get("title", ""), llm=data.get("llm"),
+    )  # fmt: skip
+
+
+def _semantic_errors(data: dict) -> list[tuple[str, str]]:
+    errors, is_llm = [], data["unit"] == Unit.OUTPUT_TOKENS.value
+    if is_llm and data["format"] != "huggingface":
+        errors.append(("unit", "output_tokens needs a generative model: format huggingface with llm"))
+    if is_llm and "llm" not in data:
+        errors.append(("llm", "required when unit is output_tokens (prompt_tokens, output_tokens)"))
+    if not is_llm and "llm" in data:
+        errors.append(("llm", f"only for unit output_tokens, not {data['unit']}"))
+    if not is_llm and "inputs" not in data:
+        errors.append(("inputs", "required: the model's inputs (name, shape with the batch dimension, dtype)"))
+    names = [i["name"] for i in data.get("inputs", ())]
+    for n, name in enumerate(names):
+        if name in names[:n]:
+            errors.append((f"inputs[{n}].name", f"{name!r} is declared twice"))
+    for n, spec in enumerate(data.get("inputs", ())):
+        low_high = spec.get("range")
+        if low_high is not None and low_high[0] >= low_high[1]:
+            errors.append((f"inputs[{n}].range", f"low {low_high[0]} must be below high {low_high[1]}"))
+    return errors
+
+
+def _file_errors(fmt: str, path: Path) -> list[tuple[str, str]]:
+    if not path.exists():
+        return [("path", f"{path} does not exist")]
+    if fmt == "huggingface":
+        if not path.is_dir():
+            return [("path", f"{path} is not a directory (a Hugging Face model directory is)")]
+        missing = [] if (path / "config.json").is_file() else ["config.json"]
+        if not list(path.glob("*.safetensors")):
+            missing.append("*.safetensors weights")
+        return [("path", f"{path} has no {' and no '.join(missing)}")] if missing else []
+    if not path.is_file():
+        return [("path", f"{path} is not a file")]
+    if path.suffix not in FILE_SUFFIXES[fmt]:
+        return [("path", f"a {fmt} file ends in {' or '.join(FILE_SUFFIXES[fmt])}, not {path.name!r}")]
+    return []
+
+
+def load_spec_file(path: str | Path) -> UserWorkloadSpec:
+    """Read and validate a YAML (.yaml/.yml) or TOML (.toml) declaration; paths in it are relative to it."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise UserWorkloadError([("(file)", f"cannot read {path}: {exc.strerror or exc}")]) from None
+    try:
+        if path.suffix == ".toml":
+            data = tomllib.loads(text)
+        elif path.suffix in (".yaml", ".yml"):
+            import yaml
+
+            data = yaml.safe_load(text)
+        else:
+            raise UserWorkloadError([("(file)", f"{path.name}: a declaration is .yaml, .yml or .toml")])
+    except (tomllib.TOMLDecodeError, ValueError) as exc:
+        if isinstance(exc, UserWorkloadError):
+            raise
+        raise UserWorkloadError([("(file)", f"{path.name} is not valid {path.suffix[1:].upper()}: {exc}")]) from None
+    except Exception as exc:  # yaml.YAMLError (yaml is imported lazily)
+        raise UserWorkloadError([("(file)", f"{path.name} is not valid YAML: {exc}")]) from None
+    return parse_spec(data, base_dir=path.parent)
+
+
+def user_workload(workload_id: str, spec: UserWorkloadSpec | None = None) -> Workload:
+    """The registry workload of a user id (``user:<name>``): it ranks only against runs of that id."""
+    from .registry import UnknownWorkload
+
+    if not USER_ID.match(workload_id):
+        raise UnknownWorkload(f"{workload_id!r} is not a user workload id (user:<lowercase name>)")
+    name = workload_id.removeprefix(f"{USER}:")
+    if spec is None:
+        return Workload(id=workload_id, model_class=USER, title=f"User workload {name}",
+                        reference_model="the user's own model file", unit=Unit.INFERENCES,
+                        input_description="as declared with the workload", quality_target="not measured",
+                        user_defined=True)  # fmt: skip
+    shapes = ", ".join(f"{i['name']} {i['dtype']}[{', '.join(map(str, i['shape']))}]" for i in spec.inputs)
+    llm = spec.llm or {}
+    return Workload(
+        id=workload_id, model_class=USER, title=spec.title or f"User workload {name} ({spec.format})",
+        reference_model=f"{spec.format} {Path(spec.path).name}", unit=Unit(spec.unit),
+        input_description=shapes or f"{llm.get('prompt_tokens')} prompt tokens, {llm.get('output_tokens')} output",
+        quality_target="the file's own fp32 run on its native backend (accuracy guard)",
+        input_tokens_per_request=_tokens(llm.get("prompt_tokens")),
+        output_tokens_per_request=_tokens(llm.get("output_tokens")),
+        user_defined=True, extra={"spec": spec.to_dict()},
+    )  # fmt: skip
+
+
+def _tokens(count: int | None) -> Decimal | None:
+    return None if count is None else Decimal(count)
