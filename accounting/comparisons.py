@@ -1,7 +1,9 @@
 """Before/after comparisons of run sets (fp16 vs int8, eager vs compile): savings and an honest verdict.
 
-Cost per million of a set: the cheapest of its runs at its best point (highest throughput, or under
-the SLA when one is given), priced with the cheapest offering of the kind in force.
+Both sets must be runs of ONE workload (a comparison across workloads is refused, naming both).
+Cost per million of a set: the cheapest of its runs at the point operating_points.choose picks (highest
+throughput in the workload's unit, under the SLA when one is given), priced with the cheapest offering
+of the kind in force (offerings.offer_at_point).
 Verdict, in this order:
   - "accuracy floor breached": an after run failed its accuracy guard (accuracy_passed False);
   - "latency benefit": at some batch size measured in both sets, the after p50 is lower than the
@@ -16,9 +18,11 @@ from decimal import Decimal
 
 from agents.models import BenchmarkRun
 from hardware_catalog.selectors import cheapest_prices_in_force, onprem_assumptions_in_force
+from workloads import Workload
 
-from . import costing, policy
-from .pricing import offer_at_point
+from . import costing, operating_points, policy
+from .offerings import offer_at_point
+from .operating_points import Sla
 
 NOISE_FLOOR = 0.10
 MEMORY_DROP = 0.10
@@ -29,10 +33,22 @@ class SideCost:
     run: BenchmarkRun
     point: object
     cost_per_million_usd: Decimal
+    throughput_per_s: float  # per accelerator, in the workload's unit
+    hourly: costing.HourlyCost
+
+    @property
+    def accelerator(self):
+        return self.run.accelerator
+
+    @property
+    def latency_p99_ms(self) -> float:
+        return self.point.latency_p99_ms
 
 
 @dataclass(frozen=True)
 class Comparison:
+    workload: Workload
+    sla: Sla
     before: SideCost
     after: SideCost
     annual_savings_usd: Decimal
@@ -46,27 +62,37 @@ class ComparisonError(ValueError):
         super().__init__(message)
 
 
-def _side(runs: list[BenchmarkRun], *, side: str, price_kind: str, sla_p99_ms, at) -> SideCost:
+def _side(runs: list[BenchmarkRun], *, side: str, workload: Workload, price_kind: str, sla: Sla, at) -> SideCost:
     prices = cheapest_prices_in_force([run.accelerator for run in runs], kind=price_kind, at=at)
     assumptions = onprem_assumptions_in_force(at=at) if price_kind == "purchase" else None
     best = None
     for run in runs:
         price = prices.get(run.accelerator_id)
-        points = [p for p in run.points.all() if policy.point_throughput(p, run.model_class)]
-        if sla_p99_ms is not None:
-            points = [p for p in points if Decimal(str(p.latency_p99_ms)) <= sla_p99_ms]
-        if price is None or not points:
+        choice = operating_points.choose(run.points.all(), workload=workload, sla=sla)
+        if price is None or not choice.feasible:
             continue
-        point = max(points, key=lambda p: (policy.point_throughput(p, run.model_class), -p.latency_p99_ms))
-        hourly = offer_at_point(run.accelerator, point, price=price, assumptions=assumptions).hourly
-        cost = costing.cost_per_million(
-            hourly_usd=hourly.total_usd_per_hour, throughput_per_s=policy.point_throughput(point, run.model_class)
-        )
+        hourly = offer_at_point(run.accelerator, choice.point, price=price, assumptions=assumptions).hourly
+        cost = costing.cost_per_million(hourly_usd=hourly.total_usd_per_hour, throughput_per_s=choice.throughput_per_s)
         if best is None or cost < best.cost_per_million_usd:
-            best = SideCost(run, point, cost)
+            best = SideCost(run, choice.point, cost, choice.throughput_per_s, hourly)
     if best is None:
-        raise ComparisonError(side, f"no {side} run has a {price_kind} price in force and a point meeting the SLA")
+        raise ComparisonError(side, f"no {side} run has a {price_kind} price in force and a point meeting {sla}")
     return best
+
+
+def common_workload(before: list[BenchmarkRun], after: list[BenchmarkRun]) -> Workload:
+    """The one workload both run sets measure; a comparison across workloads is refused, naming both."""
+    names = {side: sorted({run.workload_name for run in runs}) for side, runs in (("before", before), ("after", after))}
+    for side, found in names.items():
+        if len(found) > 1:
+            raise ComparisonError(side, f"the {side} runs measure different workloads ({', '.join(found)})")
+    if names["before"] != names["after"]:
+        raise ComparisonError(
+            "workload",
+            f"runs of different workloads cannot be compared: before is {names['before'][0]}, "
+            f"after is {names['after'][0]}",
+        )
+    return policy.workload_of(before[0])
 
 
 def _memory_bytes(run: BenchmarkRun) -> int | None:
@@ -108,15 +134,27 @@ def verdict(before: list[BenchmarkRun], after: list[BenchmarkRun]) -> tuple[str,
 
 
 def compare(
-    *, before: list[BenchmarkRun], after: list[BenchmarkRun], price_kind: str, annual_volume, sla_p99_ms=None, at=None
-):
-    sla = None if sla_p99_ms is None else costing.to_decimal(sla_p99_ms, "sla_p99_ms")
-    cost_before = _side(before, side="before", price_kind=price_kind, sla_p99_ms=sla, at=at)
-    cost_after = _side(after, side="after", price_kind=price_kind, sla_p99_ms=sla, at=at)
+    *,
+    before: list[BenchmarkRun],
+    after: list[BenchmarkRun],
+    price_kind: str,
+    annual_volume,
+    sla_p99_ms=None,
+    ttft_p99_ms=None,
+    tpot_p99_ms=None,
+    at=None,
+) -> Comparison:
+    workload = common_workload(before, after)
+    try:
+        sla = policy.requested_sla(workload, sla_p99_ms=sla_p99_ms, ttft_p99_ms=ttft_p99_ms, tpot_p99_ms=tpot_p99_ms)
+    except policy.ParameterError as exc:
+        raise ComparisonError(exc.field, str(exc)) from None
+    cost_before = _side(before, side="before", workload=workload, price_kind=price_kind, sla=sla, at=at)
+    cost_after = _side(after, side="after", workload=workload, price_kind=price_kind, sla=sla, at=at)
     savings = costing.annual_savings(
         cost_per_million_before=cost_before.cost_per_million_usd,
         cost_per_million_after=cost_after.cost_per_million_usd,
         annual_volume=annual_volume,
     )
     label, explanation = verdict(before, after)
-    return Comparison(cost_before, cost_after, savings, label, explanation)
+    return Comparison(workload, sla, cost_before, cost_after, savings, label, explanation)

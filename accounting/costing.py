@@ -8,11 +8,8 @@ results are rounded half-up to
 Measured floats (throughput, power) enter through `Decimal(str(value))`, so 0.1 stays 0.1.
 """
 
-import math
-from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
-from typing import Protocol
 
 HOURS_PER_YEAR = Decimal("8766")  # 365.25 days, as DESIGN.md's amortization formula states
 HOURS_PER_MONTH = Decimal("730")
@@ -166,59 +163,38 @@ def energy_j_per_inference(*, power_w, throughput_per_s) -> Decimal:
     return _positive(power_w, "power_w") / _positive(throughput_per_s, "throughput_per_s")
 
 
-class OperatingPointLike(Protocol):
-    throughput_per_s: float
-    latency_p99_ms: float
-
-
-@dataclass(frozen=True)
-class SlaChoice:
-    point: object | None
-    feasible: bool
-    reason: str
-
-
-def operating_point_for_sla(points: Iterable[OperatingPointLike], *, sla_p99_ms) -> SlaChoice:
-    """The point with the highest throughput whose p99 meets the SLA, or infeasible with the reason.
-
-    Ties in throughput go to the lower p99, so the choice does not depend on the input order.
-    """
-    sla = _positive(sla_p99_ms, "sla_p99_ms")
-    candidates = [p for p in points if p.throughput_per_s is not None and math.isfinite(p.throughput_per_s)]
-    if not candidates:
-        return SlaChoice(None, False, "no measured operating points")
-    meeting = [p for p in candidates if Decimal(str(p.latency_p99_ms)) <= sla]
-    if not meeting:
-        best_p99 = min(p.latency_p99_ms for p in candidates)
-        return SlaChoice(
-            None,
-            False,
-            f"no operating point meets p99 <= {sla} ms (best measured p99 is {best_p99:.3f} ms)",
-        )
-    chosen = max(meeting, key=lambda p: (p.throughput_per_s, -p.latency_p99_ms))
-    return SlaChoice(chosen, True, f"highest throughput with p99 <= {sla} ms")
-
-
 @dataclass(frozen=True)
 class Capacity:
-    units: int
+    units: int  # deployment units (systems of accelerators_per_unit accelerators)
+    accelerators_per_unit: int
+    accelerators: int
     monthly_usd: Decimal
     annual_usd: Decimal
     headroom_fraction: Decimal  # spare capacity at the target rate, as a share of what the units provide
 
 
-def capacity(*, target_qps, throughput_per_s, max_utilization, hourly_usd) -> Capacity:
-    """units = ceil(target_qps / (throughput * max_utilization)); monthly = units * hourly * 730."""
+def capacity(*, target_qps, throughput_per_s, max_utilization, hourly_usd, accelerators_per_unit=1) -> Capacity:
+    """Deployment units for a target rate, all figures in the same unit of work.
+
+    throughput_per_s and hourly_usd are per accelerator; a result measured on N accelerators is bought in
+    units of N: units = ceil(target / (throughput * N * max_utilization)), accelerators = units * N,
+    monthly = accelerators * hourly * 730.
+    """
     target = _positive(target_qps, "target_qps")
     throughput = _positive(throughput_per_s, "throughput_per_s")
     ceiling = _utilization(max_utilization, "max_utilization")
     hourly = _non_negative(hourly_usd, "hourly_usd")
-    units = int((target / (throughput * ceiling)).to_integral_value(rounding=ROUND_CEILING))
+    per_unit = int(_positive(accelerators_per_unit, "accelerators_per_unit"))
+    unit_throughput = throughput * per_unit
+    units = int((target / (unit_throughput * ceiling)).to_integral_value(rounding=ROUND_CEILING))
     units = max(units, 1)
-    monthly = units * hourly * HOURS_PER_MONTH
-    headroom = 1 - target / (units * throughput)
+    accelerators = units * per_unit
+    monthly = accelerators * hourly * HOURS_PER_MONTH
+    headroom = 1 - target / (units * unit_throughput)
     return Capacity(
         units=units,
+        accelerators_per_unit=per_unit,
+        accelerators=accelerators,
         monthly_usd=monthly.quantize(CENTS, rounding=ROUND_HALF_UP),
         annual_usd=(monthly * 12).quantize(CENTS, rounding=ROUND_HALF_UP),
         headroom_fraction=headroom.quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP),

@@ -26,9 +26,19 @@ class CostSnapshot(models.Model):
     model_class = models.CharField(max_length=32)
     workload_name = models.CharField(max_length=64)
     price_kind = models.CharField(max_length=32)
-    sla_p99_ms = models.DecimalField(max_digits=12, decimal_places=3, null=True, blank=True, help_text="Null: no SLA.")
+    sla_p99_ms = models.DecimalField(
+        max_digits=12, decimal_places=3, null=True, blank=True, help_text="Whole-request p99 bound; null: none."
+    )
+    sla_ttft_p99_ms = models.DecimalField(
+        max_digits=12, decimal_places=3, null=True, blank=True, help_text="LLM workloads: TTFT p99 bound; null: none."
+    )
+    sla_tpot_p99_ms = models.DecimalField(
+        max_digits=12, decimal_places=3, null=True, blank=True, help_text="LLM workloads: TPOT p99 bound; null: none."
+    )
     utilization = models.DecimalField(max_digits=7, decimal_places=6)
-    unit = models.CharField(max_length=16, help_text="inferences or output_tokens")
+    unit = models.CharField(
+        max_length=16, help_text="The workload's unit of work: inferences, samples or output_tokens"
+    )
     throughput_per_s = models.FloatField()
     latency_p99_ms = models.FloatField()
     power_w = models.DecimalField(max_digits=12, decimal_places=3, null=True, blank=True)

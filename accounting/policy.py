@@ -1,75 +1,127 @@
-"""Which runs count, in which unit, under which standard SLAs: the rules stated once.
+"""Which work an answer is about, which runs count for it, and its standard SLAs: the rules stated once.
 
-Runs that count (rankings, snapshots, recommendations):
-  - the run's model class is the one asked for;
-  - LoadGen judged every point VALID (`loadgen_valid`) and the accuracy guard did not fail
-    (`accuracy_passed` is True, or None for an fp32 reference run);
-  - per (accelerator, origin, workload, backend, precision, scenario), only the latest run by
-    `started_at` (ties broken by id) among those started at or before `as_of`;
-  - measured runs only, unless external (published) results are asked for; the two never share a row.
-Throughput is inferences/s, except for `llm-decoder` where it is output tokens/s
-(`output_tokens_per_s`, or `throughput_per_s` when the point's unit is already output tokens).
+Every answer is for ONE workload of the registry (`workloads/`), stored on a run as `workload_name`:
+  - `workload` names it; without one, the model class's reference workload
+    (`workloads.reference_for(model_class)`) is used, and the answer names it;
+  - smoke-test stand-ins (`Workload.is_smoke_test`) are only ever answered when asked for by id;
+  - a run whose `workload_name` is not in the registry is its own workload (user-defined), counted in
+    the unit of its model class (output tokens for llm-decoder, else inferences) with no standard SLA.
+Runs that count: `BenchmarkRun.objects.that_count()` (LoadGen VALID, accuracy guard not failed), and
+per (accelerator, origin, workload, backend, precision, scenario) only the latest by `started_at`
+(ties broken by id) among those started at or before `as_of`; measured runs only, unless published
+results are asked for (`include_external`). Standard SLAs come from the registry: `standard_slas_ms`
+(p99 bounds) and, for LLM workloads, `standard_llm_slas` (MLPerf's TTFT/TPOT bounds).
 """
 
 from decimal import Decimal
 
-from django.conf import settings
-from django.db.models import Case, F, FloatField, Q, Value, When, Window
+from django.db.models import F, Window
 from django.db.models.functions import RowNumber
 
+import workloads
 from agents.harness.verdict import describe_accuracy
 from agents.models import BenchmarkRun, RunOrigin
+from workloads import LLM_DECODER, Unit, Workload
 
-LLM_CLASS = "llm-decoder"
-UNIT_INFERENCES, UNIT_OUTPUT_TOKENS = "inferences", "output_tokens"
+from . import costing
+from .operating_points import Sla, counts_output_tokens
 
-# The SLAs every snapshot is computed under, per model class (p99 in ms); None means "no SLA".
-# Chosen around MLPerf's server latency bounds (ResNet-50 15 ms, BERT 130 ms) and interactive budgets.
-STANDARD_SLAS_MS: dict[str, tuple] = {
-    "cv-classification": (Decimal("15"), Decimal("100"), None),
-    "encoder": (Decimal("50"), Decimal("130"), None),
-    "llm-decoder": (Decimal("2000"), Decimal("20000"), None),
-    "tabular": (Decimal("5"), Decimal("20"), None),
-}
 SNAPSHOT_UTILIZATION = Decimal("1")
 
 
-def standard_slas(model_class: str) -> tuple:
-    table = getattr(settings, "ACCOUNTING_STANDARD_SLAS_MS", None) or STANDARD_SLAS_MS
-    return tuple(table.get(model_class, (None,)))
+class ParameterError(ValueError):
+    """A parameter that makes the question unanswerable (e.g. an unknown workload); `field` names it."""
+
+    def __init__(self, field: str, message: str):
+        self.field = field
+        super().__init__(message)
 
 
-def unit_for(model_class: str) -> str:
-    return UNIT_OUTPUT_TOKENS if model_class == LLM_CLASS else UNIT_INFERENCES
+def resolve_workload(*, workload: str | None = None, model_class: str | None = None) -> Workload:
+    """The workload an answer is for: `workload` when given, else the reference of `model_class`."""
+    if workload:
+        try:
+            chosen = workloads.get(workload)
+        except workloads.UnknownWorkload as exc:
+            raise ParameterError("workload", str(exc)) from None
+        if model_class and chosen.model_class != model_class:
+            raise ParameterError(
+                "workload", f"workload {chosen.id!r} is of model class {chosen.model_class!r}, not {model_class!r}"
+            )
+        return chosen
+    if not model_class:
+        raise ParameterError("workload", "give a workload (or a model_class, for its reference workload)")
+    try:
+        return workloads.reference_for(model_class)
+    except workloads.UnknownWorkload as exc:
+        raise ParameterError("model_class", str(exc)) from None
 
 
-def throughput_expression(model_class: str, prefix: str = ""):
-    """SQL for the ranking throughput of a point (NULL when the point has none in the class's unit)."""
-    if model_class != LLM_CLASS:
-        return F(f"{prefix}throughput_per_s")
-    return Case(
-        When(**{f"{prefix}output_tokens_per_s__isnull": False}, then=F(f"{prefix}output_tokens_per_s")),
-        When(**{f"{prefix}throughput_unit": UNIT_OUTPUT_TOKENS}, then=F(f"{prefix}throughput_per_s")),
-        default=Value(None),
-        output_field=FloatField(),
-    )
+def workload_of(run: BenchmarkRun) -> Workload:
+    """The registry's workload of a run, or a user-defined one named after it (see the module docstring)."""
+    try:
+        return workloads.get(run.workload_name)
+    except workloads.UnknownWorkload:
+        unit = Unit.OUTPUT_TOKENS if run.model_class == LLM_DECODER else Unit.INFERENCES
+        return Workload(
+            id=run.workload_name, model_class=run.model_class, title=run.workload_name, reference_model="",
+            unit=unit, input_description="", quality_target="", user_defined=True,
+        )  # fmt: skip
 
 
-def point_throughput(point, model_class: str) -> float | None:
-    """The same rule as throughput_expression, on a loaded OperatingPoint."""
-    if model_class != LLM_CLASS:
-        return point.throughput_per_s
-    if point.output_tokens_per_s is not None:
-        return point.output_tokens_per_s
-    return point.throughput_per_s if point.throughput_unit == UNIT_OUTPUT_TOKENS else None
+def standard_slas(workload: Workload) -> tuple[Sla, ...]:
+    """The SLAs snapshots are computed under (no SLA always among them)."""
+    slas = [Sla.standard(bound) for bound in (*workload.standard_llm_slas, *workload.standard_slas_ms)]
+    if Sla() not in slas:
+        slas.append(Sla())
+    return tuple(dict.fromkeys(slas))
+
+
+def tightest_standard_sla(workload: Workload) -> Sla:
+    """The standard SLA that separates hardware most (the dashboard's default), or no SLA."""
+    if workload.standard_llm_slas:
+        tightest = min(workload.standard_llm_slas, key=lambda s: (s.tpot_p99_ms, s.ttft_p99_ms))
+        return Sla.standard(tightest)
+    bounds = [bound for bound in workload.standard_slas_ms if bound is not None]
+    return Sla(p99_ms=min(bounds)) if bounds else Sla()
+
+
+def requested_sla(workload: Workload, *, sla_p99_ms=None, ttft_p99_ms=None, tpot_p99_ms=None) -> Sla:
+    """The SLA an answer is asked under, refusing bounds that do not fit the workload (errors name the parameter)."""
+    bounds = {"sla_p99_ms": sla_p99_ms, "ttft_p99_ms": ttft_p99_ms, "tpot_p99_ms": tpot_p99_ms}
+    values = {}
+    for name, value in bounds.items():
+        if value is None:
+            continue
+        number = costing.to_decimal(value, name)
+        if number <= 0:
+            raise ParameterError(name, f"{name} must be greater than zero, got {value}")
+        values[name] = number
+    if ("ttft_p99_ms" in values or "tpot_p99_ms" in values) and not counts_output_tokens(workload):
+        raise ParameterError(
+            "ttft_p99_ms" if "ttft_p99_ms" in values else "tpot_p99_ms",
+            f"{workload.id} is not an LLM workload: bound its latency with sla_p99_ms",
+        )
+    if "sla_p99_ms" in values and workload.standard_llm_slas:
+        raise ParameterError(
+            "sla_p99_ms",
+            f"{workload.id} is served under TTFT and TPOT bounds (MLPerf: {workload.standard_llm_slas[0]}): use "
+            "ttft_p99_ms and tpot_p99_ms; a whole-request p99 grows with the output length",
+        )
+    return Sla(values.get("sla_p99_ms"), values.get("ttft_p99_ms"), values.get("tpot_p99_ms"))
+
+
+def unit_for(workload: Workload) -> str:
+    return workload.unit.value
 
 
 def eligible_runs(
-    *, model_class: str, as_of=None, include_external=False, precision=None, backend=None, accelerator_ids=None
+    *, workload: str | None, as_of=None, include_external=False, precision=None, backend=None, accelerator_ids=None
 ):
-    runs = BenchmarkRun.objects.filter(model_class=model_class, loadgen_valid=True).filter(
-        Q(accuracy_passed=True) | Q(accuracy_passed__isnull=True)
-    )
+    """Runs that count for `workload` (None: for each run's own workload, as snapshots use them)."""
+    runs = BenchmarkRun.objects.that_count()
+    if workload is not None:
+        runs = runs.filter(workload_name=workload)
     if not include_external:
         runs = runs.filter(origin=RunOrigin.MEASURED)
     if as_of is not None:
@@ -94,13 +146,16 @@ def why_not_ranked(run: BenchmarkRun) -> list[str]:
 
 
 def latest_run_ids(runs):
-    """A subquery of the ids of the latest run per (accelerator, origin, workload, backend, precision, scenario)."""
+    """A subquery of the ids of the latest run per (accelerator, origin, published source, accelerator count,
+    workload, backend, precision, scenario)."""
     ranked = runs.annotate(
         recency=Window(
             RowNumber(),
             partition_by=[
                 F("accelerator_id"),
                 F("origin"),
+                F("external_source"),
+                F("accelerator_count"),
                 F("workload_name"),
                 F("backend"),
                 F("precision"),

@@ -1,7 +1,11 @@
-"""Which hardware to buy or rent for a target load, and whether tuning would beat buying.
+"""Which hardware to buy or rent for a target load of ONE workload, and whether tuning would beat buying.
 
-Options come from the ranking (same runs, same SLA rule), sized with costing.capacity at a stated
-maximum utilization. The *optimisation runway* compares the measured throughput with the device's
+Options come from the ranking (same workload, same runs, same SLA rule), sized with costing.capacity at
+a stated maximum utilization, in the workload's unit: for LLM workloads the target is requests/s converted
+to output tokens/s with the output tokens per request (the request's, else the workload's), or output
+tokens/s as stated (llm.target_load). A result measured on N accelerators (a published 8-GPU system, a
+tensor-parallel run) is deployed in units of N: "2 x 8-accelerator NVIDIA H100 systems", never "1 H100".
+The *optimisation runway* compares the measured throughput with the device's
 roofline bound for the run's precision:
   compute bound = peak FLOP/s (Accelerator.peak_tflops(precision) * 1e12) / flops_per_inference
   memory bound  = memory bandwidth (GB/s * 1e9) * batch_size / weight_bytes   (weights read once per batch)
@@ -13,7 +17,9 @@ A runway of 2 or more means the measured point uses under half of what the devic
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
-from . import costing
+from workloads import Workload
+
+from . import costing, llm, operating_points, policy
 from .selectors import RankingRow, ranking
 
 TUNE_FIRST_RUNWAY = 2.0
@@ -34,6 +40,23 @@ class Option:
     over_budget: bool
     runway: Runway
 
+    @property
+    def deployment(self) -> str:
+        """The fleet in its deployment unit, e.g. '2 x 8-accelerator NVIDIA H100 SXM5 80GB systems (16 in all)'."""
+        size, per_unit = self.capacity.units, self.capacity.accelerators_per_unit
+        if per_unit == 1:
+            return f"{size} x {self.row.accelerator}"
+        plural = "system" if size == 1 else "systems"
+        return f"{size} x {per_unit}-accelerator {self.row.accelerator} {plural} ({self.capacity.accelerators} in all)"
+
+
+@dataclass(frozen=True)
+class Plan:
+    workload: Workload
+    target: llm.TargetLoad
+    token_lengths: llm.TokenLengths | None
+    options: list[Option]
+
 
 def optimisation_runway(row: RankingRow) -> Runway:
     run, accelerator, point = row.run, row.accelerator, row.point
@@ -46,7 +69,7 @@ def optimisation_runway(row: RankingRow) -> Runway:
     if not bounds:
         return Runway(None, None, None, "No roofline: the run lacks FLOPs or weight bytes, or the device its peaks.")
     bound = min(bounds, key=bounds.get)
-    roofline, measured = bounds[bound], row.point.throughput_per_s
+    roofline, measured = bounds[bound], row.point.throughput_per_s  # per accelerator, in the run's own unit
     runway = roofline / measured
     if runway >= TUNE_FIRST_RUNWAY:
         advice = "tuning (batching, kernels, precision) is likely to beat buying more units"
@@ -59,37 +82,72 @@ def optimisation_runway(row: RankingRow) -> Runway:
     return Runway(roofline, bound, runway, sentence)
 
 
+def target_for(
+    workload: Workload, *, target_qps=None, target_output_tokens_per_s=None, input_tokens_per_request=None,
+    output_tokens_per_request=None,
+) -> tuple[llm.TargetLoad, llm.TokenLengths | None]:  # fmt: skip
+    """The target load in the workload's unit, with the token lengths used (LLM workloads)."""
+    if not operating_points.counts_output_tokens(workload):
+        if target_output_tokens_per_s is not None:
+            raise llm.TargetError("target_output_tokens_per_s", f"{workload.id} is not an LLM workload: use target_qps")
+        if target_qps is None:
+            raise llm.TargetError("target_qps", "target_qps is required")
+        rate = costing.to_decimal(target_qps, "target_qps")
+        return llm.TargetLoad(rate, f"{rate} {workload.unit.value}/s, as stated"), None
+    lengths = llm.token_lengths(
+        workload, input_tokens_per_request=input_tokens_per_request, output_tokens_per_request=output_tokens_per_request
+    )
+    target = llm.target_load(
+        workload, target_requests_per_s=target_qps, target_output_tokens_per_s=target_output_tokens_per_s,
+        lengths=lengths,
+    )  # fmt: skip
+    return target, lengths
+
+
 def recommend(
     *,
-    model_class: str,
-    target_qps,
-    sla_p99_ms,
     annual_volume,
     price_kinds: list[str],
+    workload: str | None = None,
+    model_class: str | None = None,
+    target_qps=None,
+    target_output_tokens_per_s=None,
+    input_tokens_per_request=None,
+    output_tokens_per_request=None,
+    sla_p99_ms=None,
+    ttft_p99_ms=None,
+    tpot_p99_ms=None,
     max_utilization=Decimal("0.7"),
     budget_usd_per_month=None,
     as_of=None,
     include_external=False,
-) -> list[Option]:
+) -> Plan:
     """Options across the allowed price kinds, cheapest per month first; over-budget ones flagged, not hidden."""
     costing.to_decimal(annual_volume, "annual_volume")
+    chosen = policy.resolve_workload(workload=workload, model_class=model_class)
+    target, lengths = target_for(
+        chosen, target_qps=target_qps, target_output_tokens_per_s=target_output_tokens_per_s,
+        input_tokens_per_request=input_tokens_per_request, output_tokens_per_request=output_tokens_per_request,
+    )  # fmt: skip
     options = []
     for kind in price_kinds:
         result = ranking(
-            model_class=model_class, sla_p99_ms=sla_p99_ms, price_kind=kind, as_of=as_of,
-            include_external=include_external,
+            workload=chosen.id, sla_p99_ms=sla_p99_ms, ttft_p99_ms=ttft_p99_ms, tpot_p99_ms=tpot_p99_ms,
+            price_kind=kind, as_of=as_of, include_external=include_external,
+            input_tokens_per_request=input_tokens_per_request, output_tokens_per_request=output_tokens_per_request,
         )  # fmt: skip
         for row in result.rows:
             size = costing.capacity(
-                target_qps=target_qps,
+                target_qps=target.throughput_per_s,
                 throughput_per_s=row.throughput_per_s,
                 max_utilization=max_utilization,
                 hourly_usd=row.hourly.total_usd_per_hour,
+                accelerators_per_unit=row.accelerator_count,
             )
             over = budget_usd_per_month is not None and size.monthly_usd > budget_usd_per_month
             options.append(Option(row, size, over, optimisation_runway(row)))
-    options.sort(key=lambda option: (option.capacity.monthly_usd, str(option.row.accelerator)))
-    return options
+    options.sort(key=lambda option: (option.capacity.monthly_usd, str(option.row.accelerator), option.row.source))
+    return Plan(chosen, target, lengths, options)
 
 
 def cost_per_million_at_load(option: Option, *, target_qps, annual_volume) -> Decimal:

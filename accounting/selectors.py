@@ -1,28 +1,43 @@
-"""Reads: the SLA-constrained ranking of hardware by cost per million, and cost series from snapshots.
+"""Reads: the SLA-constrained ranking of hardware by cost per million for ONE workload, and cost series.
 
 `ranking` computes on the fly from runs and prices (snapshots are the history) in a fixed number of
-SQL queries: latest runs and chosen points (one query, window functions), best p99 per accelerator
-(one), the accelerators that cannot meet the SLA (one), prices in force (one), assumptions (one).
+SQL queries: latest runs and chosen points (one query, window functions), best figures per row (one),
+the accelerators that cannot meet the SLA (one), prices in force (one), assumptions (one).
+A row is one (accelerator, origin, published source, accelerator count): measured and published results
+of the same workload rank side by side, each labelled with where it came from.
 """
 
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
-from django.db.models import F, Min, Window
-from django.db.models.functions import RowNumber
 from django.utils import timezone
 
-from agents.models import BenchmarkRun, OperatingPoint
+from agents.models import BenchmarkRun, OperatingPoint, RunOrigin
 from hardware_catalog.models import Accelerator, OnPremAssumptions, Price, PriceKind
 from hardware_catalog.selectors import cheapest_prices_in_force, onprem_assumptions_in_force
+from workloads import Workload
 
-from . import costing, policy
+from . import costing, llm, operating_points, policy
 from .models import CostSnapshot
-from .pricing import energy_j, offer_at_point
+from .offerings import offer_at_point
+from .operating_points import Sla
 
 _HEAVY_POINT_FIELDS = ("details", "loadgen_summary_log", "loadgen_detail_log", "loadgen_reasons")
 _HEAVY_RUN_FIELDS = ("payload", "environment", "settings", "telemetry", "accuracy")
+# One ranking row per (accelerator, origin, published source, accelerator count).
+ROW_PARTITION = ["run__accelerator_id", "run__origin", "run__external_source", "run__accelerator_count"]
+
+
+def source_label(origin: str, external_source: str, agent_name: str | None = None) -> str:
+    """Where a figure came from: 'MLPerf Inference v4.1, Dell, <system>' or 'measured on agent gpu01'."""
+    if origin == RunOrigin.EXTERNAL:
+        return external_source or "published result"
+    return (
+        f"measured on agent {agent_name}"
+        if agent_name
+        else "measured here (no agent: manage.py bench or a direct ingest)"
+    )
 
 
 @dataclass(frozen=True)
@@ -31,14 +46,17 @@ class RankingRow:
     accelerator: Accelerator
     run: BenchmarkRun
     point: OperatingPoint
-    throughput_per_s: float
+    throughput_per_s: float  # per accelerator, in the workload's unit
     latency_p99_ms: float
-    energy_j_per_inference: float | None
-    hourly: costing.HourlyCost
+    energy_j_per_inference: float | None  # per unit of work
+    hourly: costing.HourlyCost  # per accelerator
     price: Price
     assumptions: OnPremAssumptions | None
-    cost_per_million_usd: Decimal
+    cost_per_million_usd: Decimal  # per 1M units of work (output tokens for LLM workloads)
     origin: str
+    source: str
+    accelerator_count: int  # the deployment unit the result was measured on
+    tokens: llm.LlmCost | None = None  # LLM workloads: per 1M output and total tokens
 
 
 @dataclass(frozen=True)
@@ -47,43 +65,40 @@ class InfeasibleRow:
     reason: str
     best_latency_p99_ms: float | None
     origin: str = "measured"
+    source: str = ""
+    accelerator_count: int = 1
 
 
 @dataclass(frozen=True)
 class Ranking:
-    model_class: str
+    workload: Workload
     unit: str
-    sla_p99_ms: Decimal | None
+    sla: Sla
     price_kind: str
     utilization: Decimal
     as_of: datetime
     rows: list[RankingRow]
     infeasible: list[InfeasibleRow]
+    token_lengths: llm.TokenLengths | None = None
+
+    @property
+    def model_class(self) -> str:
+        return self.workload.model_class
+
+    @property
+    def sla_p99_ms(self) -> Decimal | None:
+        return self.sla.p99_ms
 
 
-def chosen_points(runs, *, model_class: str, sla_p99_ms=None):
-    """Per (accelerator, origin): the point of the latest runs with the highest throughput meeting the SLA.
-
-    The same rule as costing.operating_point_for_sla (ties go to the lower p99), done in SQL.
-    """
-    points = OperatingPoint.objects.filter(run_id__in=policy.latest_run_ids(runs)).annotate(
-        ranking_throughput=policy.throughput_expression(model_class)
-    )
-    points = points.filter(ranking_throughput__gt=0)
-    if sla_p99_ms is not None:
-        points = points.filter(latency_p99_ms__lte=float(sla_p99_ms))
+def chosen_points(runs, *, workload: Workload, sla: Sla):
+    """Per ranking row: the point of the latest runs with the highest throughput meeting the SLA (SQL form)."""
+    latest = OperatingPoint.objects.filter(run_id__in=policy.latest_run_ids(runs))
+    winners = operating_points.chosen_points(latest, workload=workload, sla=sla, partition=ROW_PARTITION)
     # The window sorts narrow rows (ids and numbers); the wide rows are fetched for the winners only.
-    winners = points.annotate(
-        choice=Window(
-            RowNumber(),
-            partition_by=[F("run__accelerator_id"), F("run__origin")],
-            order_by=[F("ranking_throughput").desc(), F("latency_p99_ms").asc(), F("id").asc()],
-        )
-    ).filter(choice=1)
     return (
-        OperatingPoint.objects.filter(id__in=winners.values("id"))
-        .annotate(ranking_throughput=policy.throughput_expression(model_class))
-        .select_related("run", "run__accelerator", "run__accelerator__priced_as")
+        OperatingPoint.objects.filter(id__in=winners)
+        .annotate(unit_throughput=operating_points.throughput_expression(workload))
+        .select_related("run", "run__accelerator", "run__accelerator__priced_as", "run__agent")
         .defer(*_HEAVY_POINT_FIELDS, *(f"run__{name}" for name in _HEAVY_RUN_FIELDS))
         .order_by()
     )
@@ -91,9 +106,12 @@ def chosen_points(runs, *, model_class: str, sla_p99_ms=None):
 
 def ranking(
     *,
-    model_class: str,
-    sla_p99_ms=None,
     price_kind: str,
+    workload: str | None = None,
+    model_class: str | None = None,
+    sla_p99_ms=None,
+    ttft_p99_ms=None,
+    tpot_p99_ms=None,
     utilization=Decimal("1"),
     region=None,
     provider=None,
@@ -101,19 +119,31 @@ def ranking(
     backend=None,
     as_of=None,
     include_external=False,
+    input_tokens_per_request=None,
+    output_tokens_per_request=None,
 ) -> Ranking:
-    """Hardware ordered by cost per million inferences (output tokens for llm-decoder) under the SLA."""
-    sla = None if sla_p99_ms is None else costing.to_decimal(sla_p99_ms, "sla_p99_ms")
-    if sla is not None and sla <= 0:
-        raise ValueError(f"sla_p99_ms must be greater than zero, got {sla_p99_ms}")
+    """Hardware for one workload ordered by cost per million units of work under the SLA.
+
+    `workload` defaults to the reference workload of `model_class`. LLM workloads are costed per 1M
+    output tokens (and per 1M total tokens where the token lengths are known) under TTFT/TPOT bounds.
+    """
+    chosen_workload = policy.resolve_workload(workload=workload, model_class=model_class)
+    sla = policy.requested_sla(chosen_workload, sla_p99_ms=sla_p99_ms, ttft_p99_ms=ttft_p99_ms, tpot_p99_ms=tpot_p99_ms)
     share = costing.to_decimal(utilization, "utilization")
     if not 0 < share <= 1:
-        raise ValueError(f"utilization must be in (0, 1], got {utilization}")
+        raise policy.ParameterError("utilization", f"utilization must be in (0, 1], got {utilization}")
+    lengths = None
+    if operating_points.counts_output_tokens(chosen_workload):
+        lengths = llm.token_lengths(
+            chosen_workload,
+            input_tokens_per_request=input_tokens_per_request,
+            output_tokens_per_request=output_tokens_per_request,
+        )
     at = as_of or timezone.now()
     runs = policy.eligible_runs(
-        model_class=model_class, as_of=at, include_external=include_external, precision=precision, backend=backend
+        workload=chosen_workload.id, as_of=at, include_external=include_external, precision=precision, backend=backend
     )
-    chosen = list(chosen_points(runs, model_class=model_class, sla_p99_ms=sla))
+    chosen = list(chosen_points(runs, workload=chosen_workload, sla=sla))
     accelerators = [point.run.accelerator for point in chosen]
     prices = cheapest_prices_in_force(accelerators, kind=price_kind, at=at, region=region, provider=provider)
     assumptions = onprem_assumptions_in_force(at=at) if price_kind == PriceKind.PURCHASE and prices else None
@@ -121,32 +151,50 @@ def ranking(
     rows, infeasible = [], []
     for point in chosen:
         accelerator, run = point.run.accelerator, point.run
+        source = source_label(run.origin, run.external_source, run.agent.name if run.agent else None)
         price = prices.get(accelerator.pk)
+
+        def unfit(reason, run=run, source=source, accelerator=accelerator, point=point):
+            return InfeasibleRow(accelerator, reason, point.latency_p99_ms, run.origin, source, run.accelerator_count)
+
         if price is None:
-            reason = f"no {price_kind} price in force at {at.date().isoformat()}" + _where(region, provider)
-            infeasible.append(InfeasibleRow(accelerator, reason, point.latency_p99_ms, run.origin))
+            infeasible.append(
+                unfit(f"no {price_kind} price in force at {at.date().isoformat()}" + _where(region, provider))
+            )
             continue
         try:
             offer = offer_at_point(accelerator, point, price=price, assumptions=assumptions)
         except ValueError as exc:
-            infeasible.append(InfeasibleRow(accelerator, f"cannot be costed: {exc}", point.latency_p99_ms, run.origin))
+            infeasible.append(unfit(f"cannot be costed: {exc}"))
             continue
-        throughput = point.ranking_throughput
+        throughput = point.unit_throughput
         per_million = costing.cost_per_million(
             hourly_usd=offer.hourly.total_usd_per_hour, throughput_per_s=throughput, utilization=share
         )
-        energy = energy_j(point, throughput, point.power_w_mean)
+        tokens = None
+        if lengths is not None:
+            rates = llm.token_rates(point, lengths)
+            tokens = llm.llm_cost(hourly_usd=offer.hourly.total_usd_per_hour, rates=rates, utilization=share)
+        energy = operating_points.energy_j(point, throughput, point.power_w_mean)
         rows.append(
             RankingRow(
                 0, accelerator, run, point, throughput, point.latency_p99_ms, energy, offer.hourly, price,
-                offer.assumptions, per_million, run.origin,
+                offer.assumptions, per_million, run.origin, source, run.accelerator_count, tokens,
             )
         )  # fmt: skip
-    rows.sort(key=lambda row: (row.cost_per_million_usd, -row.throughput_per_s, str(row.accelerator)))
+    rows.sort(key=lambda row: (row.cost_per_million_usd, -row.throughput_per_s, str(row.accelerator), row.source))
     rows = [_with_rank(row, rank) for rank, row in enumerate(rows, start=1)]
-    infeasible += _cannot_meet_sla(runs, model_class, sla, {(p.run.accelerator_id, p.run.origin) for p in chosen})
-    infeasible.sort(key=lambda row: (str(row.accelerator), row.origin))
-    return Ranking(model_class, policy.unit_for(model_class), sla, price_kind, share, at, rows, infeasible)
+    chosen_keys = {_row_key(p.run.accelerator_id, p.run.origin, p.run.external_source, p.run.accelerator_count)
+                   for p in chosen}  # fmt: skip
+    infeasible += _cannot_meet_sla(runs, chosen_workload, sla, chosen_keys)
+    infeasible.sort(key=lambda row: (str(row.accelerator), row.origin, row.source))
+    return Ranking(
+        chosen_workload, policy.unit_for(chosen_workload), sla, price_kind, share, at, rows, infeasible, lengths
+    )
+
+
+def _row_key(accelerator_id, origin, external_source, accelerator_count) -> tuple:
+    return (accelerator_id, origin, external_source, accelerator_count)
 
 
 def _where(region, provider) -> str:
@@ -158,37 +206,39 @@ def _with_rank(row: RankingRow, rank: int) -> RankingRow:
     return RankingRow(rank, *[getattr(row, name) for name in RankingRow.__dataclass_fields__ if name != "rank"])
 
 
-def _cannot_meet_sla(runs, model_class: str, sla, feasible: set) -> list[InfeasibleRow]:
-    best = (
-        OperatingPoint.objects.filter(run_id__in=policy.latest_run_ids(runs))
-        .annotate(ranking_throughput=policy.throughput_expression(model_class))
-        .filter(ranking_throughput__gt=0)
-        .values("run__accelerator_id", "run__origin")
-        .annotate(best_p99=Min("latency_p99_ms"))
-        .order_by()
-    )
-    missing = {(r["run__accelerator_id"], r["run__origin"]): r["best_p99"] for r in best}
-    missing = {key: p99 for key, p99 in missing.items() if key not in feasible}
+def _cannot_meet_sla(runs, workload: Workload, sla: Sla, feasible: set) -> list[InfeasibleRow]:
+    latest = OperatingPoint.objects.filter(run_id__in=policy.latest_run_ids(runs))
+    best = operating_points.best_figures(latest, workload=workload, partition=ROW_PARTITION)
+    missing = [row for row in best if _row_key(*(row[name] for name in ROW_PARTITION)) not in feasible]
     if not missing:
         return []
-    by_id = Accelerator.objects.in_bulk({accelerator_id for accelerator_id, _ in missing})
+    by_id = Accelerator.objects.in_bulk({row["run__accelerator_id"] for row in missing})
     return [
         InfeasibleRow(
-            by_id[accelerator_id],
-            f"no operating point meets p99 <= {sla} ms (best measured p99 is {p99:.3f} ms)",
-            p99,
-            origin,
+            by_id[row["run__accelerator_id"]],
+            operating_points.unmet_reason(sla, row),
+            row["p99_ms"],
+            row["run__origin"],
+            source_label(row["run__origin"], row["run__external_source"]),
+            row["run__accelerator_count"],
         )
-        for (accelerator_id, origin), p99 in missing.items()
+        for row in missing
     ]
 
 
-def cost_series(*, accelerator_id: int, workload_name: str, price_kind: str, sla_p99_ms=None, since=None):
-    """Snapshots of one accelerator's workload under one price kind and SLA, oldest first."""
+def cost_series(
+    *, accelerator_id: int, workload_name: str, price_kind: str, sla_p99_ms=None, ttft_p99_ms=None, tpot_p99_ms=None,
+    since=None,
+):  # fmt: skip
+    """Snapshots of one accelerator's workload under one price kind and SLA (each bound, or none), oldest first."""
     snapshots = CostSnapshot.objects.filter(
-        accelerator_id=accelerator_id, workload_name=workload_name, price_kind=price_kind
+        accelerator_id=accelerator_id,
+        workload_name=workload_name,
+        price_kind=price_kind,
+        sla_p99_ms=sla_p99_ms,
+        sla_ttft_p99_ms=ttft_p99_ms,
+        sla_tpot_p99_ms=tpot_p99_ms,
     ).select_related("price", "run", "alarm")
-    snapshots = snapshots.filter(sla_p99_ms=sla_p99_ms) if sla_p99_ms is not None else snapshots.filter(sla_p99_ms=None)
     if since is not None:
         snapshots = snapshots.filter(effective_at__gte=since)
     return snapshots.defer(*(f"run__{name}" for name in _HEAVY_RUN_FIELDS)).order_by("effective_at", "id")

@@ -4,44 +4,53 @@ A snapshot's figure depends only on its inputs (run, point, price row, assumptio
 utilization), and its `effective_at` is when that combination came into force: the latest of the
 run's finish, the price's effective_from and (on-prem) the assumption set's creation. So whichever
 event computes it, the same inputs give the same row, and the unique digest makes re-running a no-op.
-Snapshots are computed for every price offering in force, under the standard SLAs of the run's model
-class (policy.STANDARD_SLAS_MS), at utilization 1.
+Snapshots are computed for every price offering in force, under the standard SLAs of the run's workload
+(the registry's p99 bounds, or MLPerf's TTFT/TPOT bounds for LLM workloads, and no SLA), at utilization 1,
+at the point operating_points.choose picks; a series is one workload's configuration (see series_key).
 """
 
 import hashlib
 from datetime import datetime
+from decimal import Decimal
 
 from django.db.models import Q
 
 from agents.models import BenchmarkRun
 from hardware_catalog.models import Accelerator, OnPremAssumptions, Price, PriceKind
 from hardware_catalog.selectors import onprem_assumptions_in_force
+from workloads import Workload
 
-from . import costing, policy
+from . import costing, operating_points, policy
 from .models import CostSnapshot
-from .pricing import offer_at_point
+from .offerings import offer_at_point
+from .operating_points import Sla
 
 
 def _digest(*parts) -> str:
     return hashlib.sha256("|".join("" if part is None else str(part) for part in parts).encode()).hexdigest()
 
 
-def series_key(run: BenchmarkRun, price: Price, sla_p99_ms) -> str:
+def _sla_key(sla: Sla) -> str | Decimal | None:
+    """How an SLA enters digests: the p99 bound alone as before TTFT/TPOT existed, so old digests still match."""
+    if sla.is_llm:
+        return f"ttft<={sla.ttft_p99_ms};tpot<={sla.tpot_p99_ms}"
+    return sla.p99_ms
+
+
+def series_key(run: BenchmarkRun, price: Price, sla: Sla) -> str:
     """One series = one accelerator's workload configuration on one offering under one SLA."""
     return _digest(
         run.accelerator_id, run.origin, run.workload_name, run.scenario, run.backend, run.precision,
-        price.kind, price.provider, price.region, price.instance_type, sla_p99_ms,
+        price.kind, price.provider, price.region, price.instance_type, _sla_key(sla),
     )  # fmt: skip
 
 
-def _is_eligible(run: BenchmarkRun) -> bool:
-    return bool(run.loadgen_valid) and run.accuracy_passed is not False
+def _counts(run: BenchmarkRun) -> bool:
+    return BenchmarkRun.objects.that_count().filter(pk=run.pk).exists()
 
 
-def _build(run, point, price, assumptions, sla) -> CostSnapshot | None:
-    throughput = policy.point_throughput(point, run.model_class)
-    if not throughput or throughput <= 0:
-        return None
+def _build(run, workload: Workload, choice, price, assumptions, sla: Sla) -> CostSnapshot | None:
+    point, throughput = choice.point, choice.throughput_per_s
     try:
         offer = offer_at_point(run.accelerator, point, price=price, assumptions=assumptions)
     except ValueError:
@@ -56,7 +65,8 @@ def _build(run, point, price, assumptions, sla) -> CostSnapshot | None:
     return CostSnapshot(
         accelerator=run.accelerator, run=run, point=point, price=price, assumptions=used,
         model_class=run.model_class, workload_name=run.workload_name, price_kind=price.kind,
-        sla_p99_ms=sla, utilization=utilization, unit=policy.unit_for(run.model_class),
+        sla_p99_ms=sla.p99_ms, sla_ttft_p99_ms=sla.ttft_p99_ms, sla_tpot_p99_ms=sla.tpot_p99_ms,
+        utilization=utilization, unit=policy.unit_for(workload),
         throughput_per_s=throughput, latency_p99_ms=point.latency_p99_ms,
         power_w=hourly.power_w if hourly.power_w is not None else point.power_w_mean,
         power_source=hourly.power_source if price.kind == PriceKind.PURCHASE else "included in cloud price",
@@ -64,33 +74,24 @@ def _build(run, point, price, assumptions, sla) -> CostSnapshot | None:
         power_usd_per_hour=hourly.power_usd_per_hour, cloud_usd_per_hour=hourly.cloud_usd_per_hour,
         total_usd_per_hour=hourly.total_usd_per_hour, cost_per_million_usd=per_million,
         effective_at=max(moments), series_key=series_key(run, price, sla),
-        inputs_digest=_digest(run.pk, point.pk, price.pk, used.pk if used else None, sla, utilization),
+        inputs_digest=_digest(run.pk, point.pk, price.pk, used.pk if used else None, _sla_key(sla), utilization),
     )  # fmt: skip
 
 
 def _snapshots(run: BenchmarkRun, prices: list[Price], assumptions: OnPremAssumptions | None) -> list[CostSnapshot]:
-    measured = [_Ranked(p, t) for p in run.points.all() if (t := policy.point_throughput(p, run.model_class))]
+    workload = policy.workload_of(run)
+    points = list(run.points.all())
     built = []
-    for sla in policy.standard_slas(run.model_class) if measured else ():
-        if sla is None:
-            chosen = max(measured, key=lambda m: (m.throughput_per_s, -m.latency_p99_ms)).point
-        else:
-            choice = costing.operating_point_for_sla(measured, sla_p99_ms=sla)
-            chosen = choice.point.point if choice.feasible else None
-        if chosen is None:
+    for sla in policy.standard_slas(workload):
+        choice = operating_points.choose(points, workload=workload, sla=sla)
+        if not choice.feasible:
             continue
         for price in prices:
-            snapshot = _build(run, chosen, price, assumptions if price.kind == PriceKind.PURCHASE else None, sla)
+            used = assumptions if price.kind == PriceKind.PURCHASE else None
+            snapshot = _build(run, workload, choice, price, used, sla)
             if snapshot is not None:
                 built.append(snapshot)
     return built
-
-
-class _Ranked:
-    """A point seen through the ranking throughput of its class (tokens/s for llm-decoder)."""
-
-    def __init__(self, point, throughput):
-        self.point, self.throughput_per_s, self.latency_p99_ms = point, throughput, point.latency_p99_ms
 
 
 def _store(snapshots: list[CostSnapshot]) -> list[CostSnapshot]:
@@ -108,7 +109,7 @@ def _prices_for(accelerator: Accelerator, at: datetime) -> list[Price]:
 
 def snapshots_for_run(run: BenchmarkRun) -> list[CostSnapshot]:
     """Every offering in force when the run finished, under the standard SLAs of its class."""
-    if not _is_eligible(run):
+    if not _counts(run):
         return []
     prices = _prices_for(run.accelerator, run.finished_at)
     assumptions = onprem_assumptions_in_force(at=run.finished_at) if any(p.is_purchase for p in prices) else None
@@ -116,15 +117,11 @@ def snapshots_for_run(run: BenchmarkRun) -> list[CostSnapshot]:
 
 
 def _latest_runs(accelerators, at: datetime) -> list[BenchmarkRun]:
-    latest = []
-    for model_class in set(
-        BenchmarkRun.objects.filter(accelerator__in=accelerators).values_list("model_class", flat=True)
-    ):
-        runs = policy.eligible_runs(
-            model_class=model_class, as_of=at, include_external=True, accelerator_ids=[a.pk for a in accelerators]
-        ).filter(finished_at__lte=at)
-        latest += list(BenchmarkRun.objects.filter(pk__in=policy.latest_run_ids(runs)).select_related("accelerator"))
-    return latest
+    """The latest counted run of each configuration (each workload its own) on these accelerators at `at`."""
+    runs = policy.eligible_runs(
+        workload=None, as_of=at, include_external=True, accelerator_ids=[a.pk for a in accelerators]
+    ).filter(finished_at__lte=at)
+    return list(BenchmarkRun.objects.filter(pk__in=policy.latest_run_ids(runs)).select_related("accelerator"))
 
 
 def snapshots_for_price(price: Price) -> list[CostSnapshot]:

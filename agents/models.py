@@ -26,6 +26,11 @@ class BenchmarkRunQuerySet(models.QuerySet):
     def for_model_class(self, model_class: str):
         return self.filter(model_class=model_class)
 
+    def that_count(self):
+        """Runs whose figures answers may use: LoadGen judged every point VALID and the accuracy guard did
+        not fail (None is an fp32 reference run, or a published result whose accuracy MLPerf checked)."""
+        return self.filter(models.Q(accuracy_passed=True) | models.Q(accuracy_passed__isnull=True), loadgen_valid=True)
+
 
 class BenchmarkRun(models.Model):
     """One scenario of one workload on one backend/precision on one device."""

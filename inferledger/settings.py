@@ -178,6 +178,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "PriceKindEnum": "hardware_catalog.models.PriceKind",
         "AcceleratorKindEnum": "hardware_catalog.models.AcceleratorKind",
+        "WorkUnitEnum": "accounting.api.ranking_serializers.UNITS",
     },
 }
 

@@ -9,6 +9,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAdminUser, IsAuthenticated
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
@@ -16,6 +17,7 @@ from rest_framework.views import APIView
 
 from ..alarms import acknowledge
 from ..models import CostAlarm
+from ..policy import ParameterError
 from ..ranking_cache import cached
 from ..selectors import cost_series, ranking
 from .ranking_serializers import (
@@ -36,10 +38,12 @@ INTERACTIVITY_PARAMETER = OpenApiParameter(
 
 
 class RankingView(APIView):
-    """Hardware ranked by cost per million inferences (output tokens for llm-decoder) under a p99 SLA.
+    """Hardware ranked for ONE workload by cost per million units of work under an SLA.
 
-    `?format=csv` returns the same ranking as CSV. Hardware that cannot meet the SLA, or has no price of
-    the kind in force, is listed under `infeasible` with the reason.
+    `workload` names it (default: the reference workload of `model_class`; the response names it). LLM
+    workloads are costed per 1M output tokens (and per 1M total tokens) under TTFT/TPOT p99 bounds; other
+    workloads under a whole-request p99 bound. `?format=csv` returns the same ranking as CSV. Hardware
+    that cannot meet the SLA, or has no price of the kind in force, is listed under `infeasible` with the reason.
     """
 
     permission_classes = [IsAuthenticated]
@@ -61,15 +65,18 @@ class RankingView(APIView):
         form = RankingQuerySerializer(data=request.query_params)
         form.is_valid(raise_exception=True)
         params = form.validated_data
-        data = cached(params, lambda: RankingSerializer(ranking(**params)).data)
+        try:
+            data = cached(params, lambda: RankingSerializer(ranking(**params)).data)
+        except ParameterError as exc:
+            raise ValidationError({exc.field: [str(exc)]}) from None
         response = Response(data)
         if request.accepted_renderer.format == "csv":
-            response["Content-Disposition"] = f'attachment; filename="ranking-{params["model_class"]}.csv"'
+            response["Content-Disposition"] = f'attachment; filename="ranking-{data["workload"]["id"]}.csv"'
         return response
 
 
 class CostSeriesView(APIView):
-    """The cost-per-inference history of one accelerator's workload under one price kind and SLA (snapshots)."""
+    """The cost history of one accelerator's workload under one price kind and SLA (snapshots), per 1M units of work."""
 
     permission_classes = [IsAuthenticated]
 
@@ -83,6 +90,8 @@ class CostSeriesView(APIView):
             workload_name=data["workload"],
             price_kind=data["price_kind"],
             sla_p99_ms=data.get("sla_p99_ms"),
+            ttft_p99_ms=data.get("ttft_p99_ms"),
+            tpot_p99_ms=data.get("tpot_p99_ms"),
             since=data.get("since"),
         )
         return Response(CostSnapshotSerializer(snapshots, many=True).data)

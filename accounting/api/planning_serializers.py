@@ -6,13 +6,33 @@ from rest_framework import serializers
 
 from hardware_catalog.models import PriceKind
 
-from .ranking_serializers import MODEL_CLASSES, POSITIVE, AsOfField, RankingRowSerializer
+from .ranking_serializers import (
+    POSITIVE,
+    AsOfField,
+    RankingRowSerializer,
+    SlaSerializer,
+    TokenLengthsSerializer,
+    WorkloadQueryMixin,
+    WorkloadSerializer,
+    latency_bound,
+    token_length,
+)
 
 
-class RecommendationRequestSerializer(serializers.Serializer):
-    model_class = serializers.ChoiceField(choices=MODEL_CLASSES)
-    target_qps = serializers.DecimalField(max_digits=16, decimal_places=3, min_value=POSITIVE)
-    sla_p99_ms = serializers.DecimalField(max_digits=12, decimal_places=3, min_value=POSITIVE, required=False)
+class RecommendationRequestSerializer(WorkloadQueryMixin):
+    target_qps = serializers.DecimalField(
+        max_digits=16, decimal_places=3, min_value=POSITIVE, required=False,
+        help_text="Target rate in requests/s (inferences or samples/s; for LLM workloads requests/s, converted to "
+        "output tokens/s with output_tokens_per_request). Give this or target_output_tokens_per_s.",
+    )  # fmt: skip
+    target_output_tokens_per_s = serializers.DecimalField(
+        max_digits=20, decimal_places=3, min_value=POSITIVE, required=False,
+        help_text="LLM workloads: the target stated in output tokens/s instead of requests/s.",
+    )  # fmt: skip
+    input_tokens_per_request = token_length("LLM workloads: mean input tokens per request; default the workload's.")
+    output_tokens_per_request = token_length(
+        "LLM workloads: mean output tokens per request (converts target_qps); default the workload's."
+    )
     annual_volume = serializers.DecimalField(max_digits=24, decimal_places=0, min_value=1)
     price_kinds = serializers.ListField(child=serializers.ChoiceField(choices=PriceKind.choices), min_length=1)
     max_utilization = serializers.DecimalField(
@@ -35,7 +55,12 @@ class RunwaySerializer(serializers.Serializer):
 class RecommendationOptionSerializer(serializers.Serializer):
     option = RankingRowSerializer(source="row")
     price_kind = serializers.CharField(source="row.price.kind")
-    units = serializers.IntegerField(source="capacity.units")
+    deployment = serializers.CharField(help_text="e.g. '2 x 8-accelerator NVIDIA H100 SXM5 80GB systems (16 in all)'")
+    units = serializers.IntegerField(source="capacity.units", help_text="Deployment units (systems).")
+    accelerators_per_unit = serializers.IntegerField(
+        source="capacity.accelerators_per_unit", help_text="Accelerators per unit: what the result was measured on."
+    )
+    accelerators = serializers.IntegerField(source="capacity.accelerators")
     monthly_usd = serializers.DecimalField(source="capacity.monthly_usd", max_digits=20, decimal_places=2)
     annual_usd = serializers.DecimalField(source="capacity.annual_usd", max_digits=20, decimal_places=2)
     headroom_fraction = serializers.DecimalField(source="capacity.headroom_fraction", max_digits=7, decimal_places=4)
@@ -44,7 +69,15 @@ class RecommendationOptionSerializer(serializers.Serializer):
     optimisation_runway = RunwaySerializer(source="runway")
 
 
+class TargetSerializer(serializers.Serializer):
+    throughput_per_s = serializers.DecimalField(max_digits=24, decimal_places=6, help_text="In the workload's unit.")
+    basis = serializers.CharField()
+
+
 class RecommendationResponseSerializer(serializers.Serializer):
+    workload = WorkloadSerializer()
+    target = TargetSerializer()
+    token_lengths = TokenLengthsSerializer(allow_null=True)
     currency = serializers.CharField()
     max_utilization = serializers.DecimalField(max_digits=7, decimal_places=6)
     options = RecommendationOptionSerializer(many=True)
@@ -55,7 +88,9 @@ class ComparisonRequestSerializer(serializers.Serializer):
     after = serializers.ListField(child=serializers.UUIDField(), min_length=1, max_length=100)
     price_kind = serializers.ChoiceField(choices=PriceKind.choices)
     annual_volume = serializers.DecimalField(max_digits=24, decimal_places=0, min_value=1)
-    sla_p99_ms = serializers.DecimalField(max_digits=12, decimal_places=3, min_value=POSITIVE, required=False)
+    sla_p99_ms = latency_bound("Whole-request p99 bound (non-LLM workloads).")
+    ttft_p99_ms = latency_bound("LLM workloads: TTFT p99 bound.")
+    tpot_p99_ms = latency_bound("LLM workloads: TPOT p99 bound.")
     as_of = AsOfField(required=False)
 
 
@@ -69,6 +104,8 @@ class ComparisonSideSerializer(serializers.Serializer):
 
 
 class ComparisonResponseSerializer(serializers.Serializer):
+    workload = WorkloadSerializer()
+    sla = SlaSerializer()
     currency = serializers.CharField()
     before = ComparisonSideSerializer()
     after = ComparisonSideSerializer()

@@ -9,6 +9,8 @@ from rest_framework.views import APIView
 from agents.models import BenchmarkRun
 
 from ..comparisons import ComparisonError, compare
+from ..llm import TargetError
+from ..policy import ParameterError
 from ..recommendations import cost_per_million_at_load, recommend
 from .planning_serializers import (
     ComparisonRequestSerializer,
@@ -19,7 +21,11 @@ from .planning_serializers import (
 
 
 class RecommendationView(APIView):
-    """Options to serve a target QPS under a p99 SLA, cheapest per month first, with the optimisation runway."""
+    """Options to serve a target load of one workload under an SLA, cheapest per month first, in deployment units.
+
+    LLM workloads take the target in requests/s (converted with the output tokens per request) or output
+    tokens/s, and are bounded by TTFT/TPOT p99; a result measured on N accelerators is bought in units of N.
+    """
 
     permission_classes = [IsAuthenticated]
 
@@ -28,23 +34,24 @@ class RecommendationView(APIView):
         form = RecommendationRequestSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        options = recommend(
-            model_class=data["model_class"], target_qps=data["target_qps"], sla_p99_ms=data.get("sla_p99_ms"),
-            annual_volume=data["annual_volume"], price_kinds=data["price_kinds"],
-            max_utilization=data["max_utilization"], budget_usd_per_month=data.get("budget_usd_per_month"),
-            as_of=data.get("as_of"), include_external=data["include_external"],
-        )  # fmt: skip
+        try:
+            plan = recommend(**data)
+        except (ParameterError, TargetError) as exc:
+            raise ValidationError({exc.field: [str(exc)]}) from None
         rows = [
             {
                 "row": option.row, "capacity": option.capacity, "over_budget": option.over_budget,
-                "runway": option.runway,
+                "runway": option.runway, "deployment": option.deployment,
                 "cost_per_million_at_volume_usd": cost_per_million_at_load(
-                    option, target_qps=data["target_qps"], annual_volume=data["annual_volume"]
+                    option, target_qps=plan.target.throughput_per_s, annual_volume=data["annual_volume"]
                 ),
             }
-            for option in options
+            for option in plan.options
         ]  # fmt: skip
-        body = {"currency": "USD", "max_utilization": data["max_utilization"], "options": rows}
+        body = {
+            "workload": plan.workload, "target": plan.target, "token_lengths": plan.token_lengths, "currency": "USD",
+            "max_utilization": data["max_utilization"], "options": rows,
+        }  # fmt: skip
         return Response(RecommendationResponseSerializer(body).data)
 
 
@@ -74,7 +81,8 @@ class ComparisonView(APIView):
             result = compare(
                 before=_runs(data["before"], "before"), after=_runs(data["after"], "after"),
                 price_kind=data["price_kind"], annual_volume=data["annual_volume"],
-                sla_p99_ms=data.get("sla_p99_ms"), at=data.get("as_of"),
+                sla_p99_ms=data.get("sla_p99_ms"), ttft_p99_ms=data.get("ttft_p99_ms"),
+                tpot_p99_ms=data.get("tpot_p99_ms"), at=data.get("as_of"),
             )  # fmt: skip
         except ComparisonError as exc:
             raise ValidationError({exc.field: [str(exc)]}) from None

@@ -4,14 +4,51 @@ from decimal import Decimal
 
 from rest_framework import serializers
 
+import workloads
 from hardware_catalog.api.serializers import PriceSerializer
 from hardware_catalog.models import PriceKind
 from hardware_catalog.selectors import parse_as_of
 
 from .serializers import HourlyCostSerializer, OnPremAssumptionsSerializer
 
-MODEL_CLASSES = ["cv-classification", "encoder", "llm-decoder", "tabular"]
+MODEL_CLASSES = sorted(workloads.MODEL_CLASSES)
+WORKLOAD_IDS = sorted(workloads.WORKLOADS)
+UNITS = [unit.value for unit in workloads.Unit]
 POSITIVE = Decimal("0.001")
+
+
+def latency_bound(help_text: str):
+    return serializers.DecimalField(
+        max_digits=12, decimal_places=3, min_value=POSITIVE, required=False, help_text=help_text
+    )
+
+
+def token_length(help_text: str):
+    return serializers.DecimalField(
+        max_digits=12, decimal_places=3, min_value=Decimal("0.001"), required=False, help_text=help_text
+    )
+
+
+class WorkloadQueryMixin(serializers.Serializer):
+    """The workload an answer is for, and the SLA bounds it may be asked under (checked in accounting.policy)."""
+
+    workload = serializers.ChoiceField(
+        choices=WORKLOAD_IDS,
+        required=False,
+        help_text="Registry id of the workload (e.g. resnet50, llama2-70b-99). Default: the reference workload "
+        "of model_class. Smoke-test stand-ins (e.g. tabular-tiny) are answered only when named here.",
+    )
+    model_class = serializers.ChoiceField(
+        choices=MODEL_CLASSES, required=False, help_text="Picks its reference workload when workload is omitted."
+    )
+    sla_p99_ms = latency_bound("Whole-request p99 bound (non-LLM workloads, and GPT-J). Omit for no SLA.")
+    ttft_p99_ms = latency_bound("LLM workloads: time-to-first-token p99 bound (MLPerf llama2-70b Server: 2000).")
+    tpot_p99_ms = latency_bound("LLM workloads: time-per-output-token p99 bound (MLPerf llama2-70b Server: 200).")
+
+    def validate(self, attrs):
+        if not attrs.get("workload") and not attrs.get("model_class"):
+            raise serializers.ValidationError({"workload": ["give a workload (or a model_class, for its reference)"]})
+        return attrs
 
 
 class AsOfField(serializers.CharField):
@@ -24,11 +61,7 @@ class AsOfField(serializers.CharField):
             raise serializers.ValidationError(str(exc)) from None
 
 
-class RankingQuerySerializer(serializers.Serializer):
-    model_class = serializers.ChoiceField(choices=MODEL_CLASSES)
-    sla_p99_ms = serializers.DecimalField(
-        max_digits=12, decimal_places=3, min_value=POSITIVE, default=None, help_text="Omit for no SLA."
-    )
+class RankingQuerySerializer(WorkloadQueryMixin):
     price_kind = serializers.ChoiceField(choices=PriceKind.choices)
     utilization = serializers.DecimalField(
         max_digits=7, decimal_places=6, min_value=Decimal("0.000001"), max_value=1, default=Decimal("1")
@@ -39,6 +72,48 @@ class RankingQuerySerializer(serializers.Serializer):
     backend = serializers.CharField(required=False, max_length=32)
     as_of = AsOfField(required=False, help_text="YYYY-MM-DD or ISO-8601 date-time; default now.")
     include_external = serializers.BooleanField(default=False, help_text="Include published (MLPerf) results.")
+    input_tokens_per_request = token_length("LLM workloads: mean input tokens per request; default the workload's.")
+    output_tokens_per_request = token_length("LLM workloads: mean output tokens per request; default the workload's.")
+
+
+class WorkloadSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    title = serializers.CharField()
+    model_class = serializers.CharField()
+    unit = serializers.ChoiceField(choices=UNITS)
+    is_smoke_test = serializers.BooleanField()
+    reference_of_model_class = serializers.SerializerMethodField()
+    input_tokens_per_request = serializers.DecimalField(max_digits=12, decimal_places=3, allow_null=True)
+    output_tokens_per_request = serializers.DecimalField(max_digits=12, decimal_places=3, allow_null=True)
+
+    def get_reference_of_model_class(self, obj) -> bool:
+        """True when this is the workload a model_class-only question is answered for."""
+        model_class = workloads.MODEL_CLASSES.get(obj.model_class)
+        return model_class is not None and model_class.reference_workload == obj.id
+
+
+class SlaSerializer(serializers.Serializer):
+    p99_ms = serializers.DecimalField(max_digits=12, decimal_places=3, allow_null=True)
+    ttft_p99_ms = serializers.DecimalField(max_digits=12, decimal_places=3, allow_null=True)
+    tpot_p99_ms = serializers.DecimalField(max_digits=12, decimal_places=3, allow_null=True)
+    description = serializers.CharField(source="__str__")
+
+
+class TokenLengthsSerializer(serializers.Serializer):
+    input_tokens_per_request = serializers.DecimalField(max_digits=12, decimal_places=3, allow_null=True)
+    output_tokens_per_request = serializers.DecimalField(max_digits=12, decimal_places=3, allow_null=True)
+    source = serializers.CharField()
+
+
+class TokenCostSerializer(serializers.Serializer):
+    """LLM workloads: the row's figures per 1M output tokens and per 1M total tokens."""
+
+    output_tokens_per_s = serializers.FloatField(source="rates.output_tokens_per_s")
+    requests_per_s = serializers.FloatField(source="rates.requests_per_s", allow_null=True)
+    total_tokens_per_s = serializers.FloatField(source="rates.total_tokens_per_s", allow_null=True)
+    cost_per_million_output_tokens_usd = serializers.DecimalField(max_digits=20, decimal_places=4)
+    cost_per_million_total_tokens_usd = serializers.DecimalField(max_digits=20, decimal_places=4, allow_null=True)
+    basis = serializers.CharField(source="rates.basis")
 
 
 class AcceleratorRefSerializer(serializers.Serializer):
@@ -54,6 +129,8 @@ class ChosenPointSerializer(serializers.Serializer):
     offered_rate_qps = serializers.FloatField(allow_null=True)
     latency_p50_ms = serializers.FloatField()
     latency_p99_ms = serializers.FloatField()
+    ttft_p99_ms = serializers.FloatField(allow_null=True)
+    tpot_p99_ms = serializers.FloatField(allow_null=True)
     power_w_mean = serializers.FloatField(allow_null=True)
 
 
@@ -72,6 +149,12 @@ class RankingRowSerializer(serializers.Serializer):
     rank = serializers.IntegerField()
     accelerator = AcceleratorRefSerializer()
     origin = serializers.CharField()
+    source = serializers.CharField(
+        help_text="e.g. 'measured on agent gpu01' or 'MLPerf Inference v4.1, Dell, <system>'"
+    )
+    accelerator_count = serializers.IntegerField(
+        help_text="Accelerators the result was measured on: its deployment unit."
+    )
     run = RunRefSerializer()
     point = ChosenPointSerializer()
     throughput_per_s = serializers.FloatField()
@@ -81,20 +164,26 @@ class RankingRowSerializer(serializers.Serializer):
     price = PriceSerializer()
     assumptions = OnPremAssumptionsSerializer(allow_null=True)
     cost_per_million_usd = serializers.DecimalField(max_digits=20, decimal_places=4)
+    tokens = TokenCostSerializer(allow_null=True)
 
 
 class InfeasibleRowSerializer(serializers.Serializer):
     accelerator = AcceleratorRefSerializer()
     origin = serializers.CharField()
+    source = serializers.CharField()
+    accelerator_count = serializers.IntegerField()
     reason = serializers.CharField()
     best_latency_p99_ms = serializers.FloatField(allow_null=True)
 
 
 class RankingSerializer(serializers.Serializer):
+    workload = WorkloadSerializer()
     model_class = serializers.CharField()
-    unit = serializers.ChoiceField(choices=["inferences", "output_tokens"])
+    unit = serializers.ChoiceField(choices=UNITS, help_text="What cost_per_million_usd counts a million of.")
     currency = serializers.SerializerMethodField()
+    sla = SlaSerializer()
     sla_p99_ms = serializers.DecimalField(max_digits=12, decimal_places=3, allow_null=True)
+    token_lengths = TokenLengthsSerializer(allow_null=True)
     price_kind = serializers.CharField()
     utilization = serializers.DecimalField(max_digits=7, decimal_places=6)
     as_of = serializers.DateTimeField()
@@ -109,20 +198,23 @@ class CostSeriesQuerySerializer(serializers.Serializer):
     accelerator = serializers.IntegerField(min_value=1)
     workload = serializers.CharField(max_length=64)
     price_kind = serializers.ChoiceField(choices=PriceKind.choices)
-    sla_p99_ms = serializers.DecimalField(
-        max_digits=12, decimal_places=3, min_value=POSITIVE, required=False, help_text="Omit for no SLA."
-    )
+    sla_p99_ms = latency_bound("Whole-request p99 bound of the series; omit (with the TTFT/TPOT ones) for no SLA.")
+    ttft_p99_ms = latency_bound("LLM workloads: the series' TTFT p99 bound.")
+    tpot_p99_ms = latency_bound("LLM workloads: the series' TPOT p99 bound.")
     since = AsOfField(required=False)
 
 
 class CostSnapshotSerializer(serializers.Serializer):
     id = serializers.IntegerField()
+    workload_name = serializers.CharField()
     effective_at = serializers.DateTimeField()
     cost_per_million_usd = serializers.DecimalField(max_digits=20, decimal_places=4)
     unit = serializers.CharField()
     throughput_per_s = serializers.FloatField()
     latency_p99_ms = serializers.FloatField()
     sla_p99_ms = serializers.DecimalField(max_digits=12, decimal_places=3, allow_null=True)
+    sla_ttft_p99_ms = serializers.DecimalField(max_digits=12, decimal_places=3, allow_null=True)
+    sla_tpot_p99_ms = serializers.DecimalField(max_digits=12, decimal_places=3, allow_null=True)
     utilization = serializers.DecimalField(max_digits=7, decimal_places=6)
     power_w = serializers.DecimalField(max_digits=12, decimal_places=3, allow_null=True)
     power_source = serializers.CharField()

@@ -8,11 +8,11 @@ from rest_framework.renderers import BaseRenderer
 from inferledger.csv_cells import safe_dict, safe_row
 
 COLUMNS = [
-    "rank", "status", "accelerator", "origin", "workload", "scenario", "backend", "precision", "batch_size",
-    "throughput_per_s", "unit", "latency_p99_ms", "energy_j_per_inference", "capex_usd_per_hour",
-    "opex_usd_per_hour", "power_usd_per_hour", "cloud_usd_per_hour", "total_usd_per_hour", "power_source",
-    "cost_per_million_usd", "price_id", "provider", "region", "instance_type", "price_usd", "price_effective_from",
-    "run_id", "reason",
+    "rank", "status", "accelerator", "origin", "source", "accelerator_count", "workload", "scenario", "backend",
+    "precision", "batch_size", "throughput_per_s", "unit", "latency_p99_ms", "energy_j_per_inference",
+    "capex_usd_per_hour", "opex_usd_per_hour", "power_usd_per_hour", "cloud_usd_per_hour", "total_usd_per_hour",
+    "power_source", "cost_per_million_usd", "cost_per_million_total_tokens_usd", "price_id", "provider", "region",
+    "instance_type", "price_usd", "price_effective_from", "run_id", "reason",
 ]  # fmt: skip
 
 
@@ -39,7 +39,9 @@ class RankingCSVRenderer(BaseRenderer):
         for row in data["infeasible"]:
             writer.writerow(safe_dict(
                 {"status": "infeasible", "accelerator": row["accelerator"]["name"], "origin": row["origin"],
-                 "latency_p99_ms": row["best_latency_p99_ms"], "reason": row["reason"]}
+                 "source": row["source"], "accelerator_count": row["accelerator_count"],
+                 "workload": data["workload"]["id"], "latency_p99_ms": row["best_latency_p99_ms"],
+                 "reason": row["reason"]}
             ))  # fmt: skip
         return out.getvalue().encode(self.charset)
 
@@ -48,11 +50,13 @@ def _ranked(row: dict, unit: str) -> dict:
     run, point, hourly, price = row["run"], row["point"], row["hourly"], row["price"]
     return {
         "rank": row["rank"], "status": "ranked", "accelerator": row["accelerator"]["name"], "origin": row["origin"],
+        "source": row["source"], "accelerator_count": row["accelerator_count"],
         "workload": run["workload_name"], "scenario": run["scenario"], "backend": run["backend"],
         "precision": run["precision"], "batch_size": point["batch_size"], "throughput_per_s": row["throughput_per_s"],
         "unit": unit, "latency_p99_ms": row["latency_p99_ms"], "energy_j_per_inference": row["energy_j_per_inference"],
         **{key: hourly[key] for key in COLUMNS if key.endswith("_usd_per_hour")},
         "power_source": hourly["power_source"], "cost_per_million_usd": row["cost_per_million_usd"],
+        "cost_per_million_total_tokens_usd": (row["tokens"] or {}).get("cost_per_million_total_tokens_usd"),
         "price_id": price["id"], "provider": price["provider"], "region": price["region"],
         "instance_type": price["instance_type"], "price_usd": price["price_usd"],
         "price_effective_from": price["effective_from"], "run_id": run["id"],

@@ -4,7 +4,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..estimates import NoPriceError, estimate_cost
+from ..offerings import NoPriceError, estimate_cost
 from .serializers import CostEstimateRequestSerializer, CostEstimateResponseSerializer
 
 

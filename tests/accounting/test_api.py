@@ -82,6 +82,8 @@ def test_it_refuses_anonymous_posts(anonymous_api, path):
         ("utilization=1.5", "utilization"),
         ("price_kind=rental", "price_kind"),
         ("model_class=chess", "model_class"),
+        ("workload=chess", "workload"),
+        ("tpot_p99_ms=0", "tpot_p99_ms"),
         ("as_of=yesterday", "as_of"),
     ],
 )

@@ -58,7 +58,7 @@ def test_it_ranks_cheapest_feasible_first_for_cloud_prices(fleet):
     # Gamma's fastest point under 10 ms does not exist: its best p99 is 12 ms.
     assert [(row.accelerator, row.best_latency_p99_ms) for row in result.infeasible] == [(gamma, 12.0)]
     assert "best measured p99 is 12.000 ms" in result.infeasible[0].reason
-    assert result.unit == "inferences"
+    assert result.unit == "samples"  # resnet50 counts samples (images), as MLPerf does
 
 
 def test_it_scales_cost_by_utilization(fleet):
@@ -129,11 +129,16 @@ def test_it_ranks_llm_decoders_per_million_output_tokens(make_accelerator, make_
     make_price(gpu, "7.20")
     make_run(
         gpu,
-        [{"throughput_per_s": 2.0, "output_tokens_per_s": 500.0, "latency_p99_ms": 1500}],
+        [{"throughput_per_s": 2.0, "output_tokens_per_s": 500.0, "latency_p99_ms": 15000,
+          "ttft_p99_ms": 800.0, "tpot_p99_ms": 120.0}],
         model_class="llm-decoder",
-        workload_name="llama",
-    )
-    result = ranking(model_class="llm-decoder", sla_p99_ms=2000, price_kind="cloud_on_demand")
+        workload_name="llama2-70b-99",
+    )  # fmt: skip
+    result = ranking(model_class="llm-decoder", ttft_p99_ms=2000, tpot_p99_ms=200, price_kind="cloud_on_demand")
     # 7.20 / (500 tokens/s * 3600) * 1e6 = 7.2 / 1.8 = 4.0000 USD per million output tokens
-    assert result.unit == "output_tokens"
+    assert result.workload.id == "llama2-70b-99" and result.unit == "output_tokens"
     assert [row.cost_per_million_usd for row in result.rows] == [Decimal("4.0000")]
+    (row,) = result.rows
+    # 2 requests/s as measured; llama2-70b-99 states no input length, so no total-token figure (said, not guessed)
+    assert row.tokens.rates.requests_per_s == 2.0 and row.tokens.cost_per_million_total_tokens_usd is None
+    assert "no input tokens per request" in row.tokens.rates.basis

@@ -1,4 +1,10 @@
-"""Hourly cost of one accelerator from the catalog, and a cost estimate for a stated throughput."""
+"""The hourly cost of an offering, stated once: one accelerator under one price row (and, for a purchase,
+one on-prem assumption set), at a stated throughput or at a measured operating point.
+
+The arithmetic is in costing (cloud_hourly_cost, onprem_hourly_cost); the price in force and the assumption
+set in force come from hardware_catalog.selectors. Everything that needs an hourly cost (rankings,
+snapshots, comparisons, recommendations, the cost-estimate endpoint) goes through hourly_offer.
+"""
 
 from dataclasses import dataclass
 from datetime import datetime
@@ -87,4 +93,17 @@ def estimate_cost(
         throughput_per_s=costing.to_decimal(throughput_per_s, "throughput_per_s"),
         utilization=costing.to_decimal(utilization, "utilization"),
         cost_per_million_usd=per_million,
+    )
+
+
+def offer_at_point(
+    accelerator: Accelerator, point, *, price: Price, assumptions: OnPremAssumptions | None
+) -> HourlyOffer:
+    """The hourly cost of running at `point`: measured mean power when the point has it, else TDP."""
+    return hourly_offer(
+        accelerator,
+        price_kind=price.kind,
+        price=price,
+        assumptions=assumptions if price.kind == PriceKind.PURCHASE else None,
+        measured_power_w=point.power_w_mean,
     )

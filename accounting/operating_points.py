@@ -1,0 +1,191 @@
+"""The operating point an answer uses, stated once: the Python rule and its SQL form, side by side.
+
+Throughput counts the workload's unit of work: output tokens/s for LLM workloads (the point's
+`output_tokens_per_s`, or `throughput_per_s` when the point's unit is already output tokens; NULL
+otherwise), else `throughput_per_s` (inferences or samples per second). All figures are per accelerator.
+
+A point meets an SLA when every bound the SLA states holds:
+  - `p99_ms`: the whole-request latency p99 (`latency_p99_ms`);
+  - `ttft_p99_ms` and `tpot_p99_ms` (LLM workloads): the point's TTFT p99 and TPOT p99. A point with
+    no TTFT or TPOT figure does not meet a bound on it. MLPerf Offline results (and our own Offline
+    points) publish none, so under a TTFT/TPOT SLA they are listed as infeasible saying so, and they
+    rank only with no SLA. MLPerf Server and Interactive results publish both percentiles (their VALID
+    verdict means MLPerf's own bounds held) and are judged on the published figures like our measurements.
+The chosen point: among the points with a positive throughput that meet the SLA, the highest throughput;
+ties go to the lower p99, then to the lower id. Bounds are compared in floating point, as the database
+compares the stored floats, so the two forms agree to the last bit (tests/accounting/test_operating_points.py).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.db.models import Case, F, FloatField, Min, Q, Value, When, Window
+from django.db.models.functions import RowNumber
+
+from workloads import LlmSla, Unit, Workload
+
+from . import costing
+
+# SLA bound name -> the OperatingPoint field it bounds.
+_BOUNDED_FIELDS = {"p99_ms": "latency_p99_ms", "ttft_p99_ms": "ttft_p99_ms", "tpot_p99_ms": "tpot_p99_ms"}
+_LABELS = {"p99_ms": "p99", "ttft_p99_ms": "TTFT p99", "tpot_p99_ms": "TPOT p99"}
+OUTPUT_TOKENS = Unit.OUTPUT_TOKENS.value
+
+
+@dataclass(frozen=True)
+class Sla:
+    """Latency bounds in ms; a bound left None is not constrained. Sla() is "no SLA"."""
+
+    p99_ms: Decimal | None = None
+    ttft_p99_ms: Decimal | None = None
+    tpot_p99_ms: Decimal | None = None
+
+    @classmethod
+    def standard(cls, bound: Decimal | LlmSla | None) -> Sla:
+        """One of the registry's standard SLAs (a p99 bound, an LlmSla, or None) as an Sla."""
+        if isinstance(bound, LlmSla):
+            return cls(ttft_p99_ms=bound.ttft_p99_ms, tpot_p99_ms=bound.tpot_p99_ms)
+        return cls(p99_ms=bound)
+
+    @property
+    def bounds(self) -> dict[str, Decimal]:
+        return {name: getattr(self, name) for name in _BOUNDED_FIELDS if getattr(self, name) is not None}
+
+    @property
+    def is_llm(self) -> bool:
+        return self.ttft_p99_ms is not None or self.tpot_p99_ms is not None
+
+    def __bool__(self) -> bool:
+        return bool(self.bounds)
+
+    def __str__(self) -> str:
+        if not self:
+            return "no SLA"
+        return " and ".join(f"{_LABELS[name]} <= {bound} ms" for name, bound in self.bounds.items())
+
+    def meets(self, point) -> bool:
+        """The Python form: every stated bound holds at the point."""
+        for name, bound in self.bounds.items():
+            value = getattr(point, _BOUNDED_FIELDS[name])
+            if value is None or not value <= float(bound):
+                return False
+        return True
+
+    def as_q(self, prefix: str = "") -> Q:
+        """The SQL form of meets(): NULL figures fail a bound, as in Python."""
+        return Q(**{f"{prefix}{_BOUNDED_FIELDS[name]}__lte": float(bound) for name, bound in self.bounds.items()})
+
+
+def counts_output_tokens(workload: Workload) -> bool:
+    return workload.unit == Unit.OUTPUT_TOKENS
+
+
+def throughput_in_unit(point, workload: Workload) -> float | None:
+    """The Python form: the point's throughput per accelerator in the workload's unit (None when it has none)."""
+    if not counts_output_tokens(workload):
+        return point.throughput_per_s
+    if point.output_tokens_per_s is not None:
+        return point.output_tokens_per_s
+    return point.throughput_per_s if point.throughput_unit == OUTPUT_TOKENS else None
+
+
+def throughput_expression(workload: Workload, prefix: str = ""):
+    """The SQL form of throughput_in_unit."""
+    if not counts_output_tokens(workload):
+        return F(f"{prefix}throughput_per_s")
+    return Case(
+        When(**{f"{prefix}output_tokens_per_s__isnull": False}, then=F(f"{prefix}output_tokens_per_s")),
+        When(**{f"{prefix}throughput_unit": OUTPUT_TOKENS}, then=F(f"{prefix}throughput_per_s")),
+        default=Value(None),
+        output_field=FloatField(),
+    )
+
+
+@dataclass(frozen=True)
+class SlaChoice:
+    point: object | None
+    throughput_per_s: float | None
+    feasible: bool
+    reason: str
+
+
+def _usable(throughput) -> bool:
+    return throughput is not None and math.isfinite(throughput) and throughput > 0
+
+
+def choose(points: Iterable, *, workload: Workload, sla: Sla) -> SlaChoice:
+    """The Python form of the rule: the point an answer uses under `sla`, or why there is none."""
+    candidates = [(p, t) for p in points if _usable(t := throughput_in_unit(p, workload))]
+    if not candidates:
+        return SlaChoice(None, None, False, f"no operating point with a throughput in {workload.unit.value}")
+    meeting = [(p, t) for p, t in candidates if sla.meets(p)]
+    if not meeting:
+        best = {name: _min(getattr(p, _BOUNDED_FIELDS[name]) for p, _ in candidates) for name in _BOUNDED_FIELDS}
+        return SlaChoice(None, None, False, unmet_reason(sla, best))
+    point, throughput = min(meeting, key=lambda pair: _order_key(pair[0], pair[1]))
+    return SlaChoice(point, throughput, True, f"highest throughput with {sla}")
+
+
+def _order_key(point, throughput):
+    point_id = getattr(point, "pk", None)
+    return (-throughput, point.latency_p99_ms, point_id if point_id is not None else 0)
+
+
+def _min(values):
+    present = [value for value in values if value is not None]
+    return min(present) if present else None
+
+
+def unmet_reason(sla: Sla, best: dict[str, float | None]) -> str:
+    """Why no point meets `sla`, given the best (lowest) figure measured for each bounded field."""
+    missing = [name for name in sla.bounds if best.get(name) is None]
+    if missing:
+        names = " or ".join(_LABELS[name] for name in missing)
+        return (
+            f"no operating point reports {names} (an Offline result measures throughput only); "
+            f"it ranks only with no SLA, or under a p99 bound"
+        )
+    figures = ", ".join(f"{_LABELS[name]} is {best[name]:.3f} ms" for name in sla.bounds)
+    return f"no operating point meets {sla} (best measured {figures})"
+
+
+def chosen_points(points, *, workload: Workload, sla: Sla, partition: list[str]):
+    """The SQL form of choose(), applied per partition of `points` (an OperatingPoint queryset).
+
+    Returns the ids of the chosen points, one per partition (e.g. per accelerator and source).
+    """
+    meeting = points.annotate(unit_throughput=throughput_expression(workload)).filter(unit_throughput__gt=0)
+    if sla:
+        meeting = meeting.filter(sla.as_q())
+    ranked = meeting.annotate(
+        choice=Window(
+            RowNumber(),
+            partition_by=[F(name) for name in partition],
+            order_by=[F("unit_throughput").desc(), F("latency_p99_ms").asc(), F("id").asc()],
+        )
+    )
+    return ranked.filter(choice=1).values("id")
+
+
+def best_figures(points, *, workload: Workload, partition: list[str]) -> list[dict]:
+    """Per partition: the partition's values and the lowest p99, TTFT p99 and TPOT p99 (keyed by bound name)
+    among the points with a throughput in the workload's unit."""
+    usable = points.annotate(unit_throughput=throughput_expression(workload)).filter(unit_throughput__gt=0)
+    rows = usable.values(*partition).annotate(**{f"best_{name}": Min(f) for name, f in _BOUNDED_FIELDS.items()})
+    return [
+        {key.removeprefix("best_") if key.startswith("best_") else key: value for key, value in row.items()}
+        for row in rows.order_by()
+    ]
+
+
+def energy_j(point, throughput_per_s: float, power_w) -> float | None:
+    """Joules per unit of work (inference, sample or output token): the stored figure, else power / throughput."""
+    if point.energy_j_per_inference is not None:
+        return point.energy_j_per_inference
+    if power_w is None or not throughput_per_s:
+        return None
+    return float(costing.energy_j_per_inference(power_w=power_w, throughput_per_s=throughput_per_s))

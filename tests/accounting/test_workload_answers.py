@@ -1,0 +1,177 @@
+"""Every answer is for one workload: rankings, recommendations and comparisons never mix two.
+
+Expectations are computed by hand in the comments (issue #12's "Must show").
+"""
+
+from decimal import Decimal
+
+import pytest
+
+from accounting.selectors import ranking
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def two_llms_on_two_gpus(make_accelerator, make_price, make_run):
+    """H100 and L40S each measured on Llama-2-70B and on Mixtral-8x7B (the faster one), no SLA needed."""
+    h100 = make_accelerator("H100 test")
+    l40s = make_accelerator("L40S test")
+    make_price(h100, "98.32", accelerators_per_instance=8)  # 98.32 / 8 = 12.29 USD/h per accelerator
+    make_price(l40s, "2.00")
+    for gpu, llama_tokens, mixtral_tokens in ((h100, 2700.0, 6000.0), (l40s, 900.0, 2000.0)):
+        for workload, tokens in (("llama2-70b-99", llama_tokens), ("mixtral-8x7b", mixtral_tokens)):
+            make_run(
+                gpu,
+                [{"throughput_per_s": tokens, "throughput_unit": "output_tokens", "output_tokens_per_s": tokens,
+                  "latency_p99_ms": 60_000.0, "ttft_p99_ms": 400.0, "tpot_p99_ms": 150.0}],
+                workload_name=workload, model_class="llm-decoder", scenario="server",
+            )  # fmt: skip
+    return h100, l40s
+
+
+def test_a_ranking_over_two_workloads_on_the_same_accelerators_lists_only_the_asked_one(two_llms_on_two_gpus):
+    h100, l40s = two_llms_on_two_gpus
+    llama = ranking(workload="llama2-70b-99", price_kind="cloud_on_demand")
+    # L40S: 2.00 / (900 tokens/s * 3600) * 1e6 = 2 / 3.24 = 0.61728… -> 0.6173 per 1M output tokens
+    # H100: 12.29 / (2700 * 3600) * 1e6 = 12.29 / 9.72 = 1.26440… -> 1.2644
+    # (Before: each accelerator's fastest workload of the class won, i.e. Mixtral on both.)
+    assert [(row.accelerator, row.cost_per_million_usd) for row in llama.rows] == [
+        (l40s, Decimal("0.6173")),
+        (h100, Decimal("1.2644")),
+    ]
+    assert {row.run.workload_name for row in llama.rows} == {"llama2-70b-99"}
+    assert llama.workload.id == "llama2-70b-99" and llama.unit == "output_tokens"
+
+    mixtral = ranking(workload="mixtral-8x7b", price_kind="cloud_on_demand")
+    # L40S: 2.00 / (2000 * 3600) * 1e6 = 0.27777… -> 0.2778;  H100: 12.29 / (6000 * 3600) * 1e6 = 0.56898… -> 0.5690
+    assert [(row.accelerator, row.cost_per_million_usd) for row in mixtral.rows] == [
+        (l40s, Decimal("0.2778")),
+        (h100, Decimal("0.5690")),
+    ]
+    assert {row.run.workload_name for row in mixtral.rows} == {"mixtral-8x7b"}
+
+
+def test_a_model_class_alone_is_answered_for_its_reference_workload_and_says_so(api, two_llms_on_two_gpus):
+    response = api.get("/api/v1/rankings/?model_class=llm-decoder&price_kind=cloud_on_demand")
+    assert response.status_code == 200, response.data
+    assert response.data["workload"]["id"] == "llama2-70b-99"
+    assert response.data["workload"]["reference_of_model_class"] is True
+    assert {row["run"]["workload_name"] for row in response.data["rows"]} == {"llama2-70b-99"}
+    assert [row["cost_per_million_usd"] for row in response.data["rows"]] == ["0.6173", "1.2644"]
+
+
+@pytest.fixture
+def tiny_and_reference(make_accelerator, make_price, make_run):
+    """A CPU runs the tiny stand-in very cheaply; the CPU and a GPU run the reference risk-scoring MLP."""
+    cpu = make_accelerator("Test CPU", vendor="AMD", kind="cpu", tdp_w=100)
+    gpu = make_accelerator("Test GPU")
+    make_price(cpu, "0.10")
+    make_price(gpu, "2.00")
+    tabular = {"model_class": "tabular", "scenario": "offline", "precision": "fp32"}
+    make_run(cpu, [{"throughput_per_s": 50_000, "latency_p99_ms": 1.0}], workload_name="tabular-tiny", **tabular)
+    make_run(cpu, [{"throughput_per_s": 1_000, "latency_p99_ms": 4.0}], workload_name="risk-mlp", **tabular)
+    make_run(gpu, [{"throughput_per_s": 100_000, "latency_p99_ms": 2.0}], workload_name="risk-mlp", **tabular)
+    return cpu, gpu
+
+
+def test_the_tiny_stand_in_never_outranks_a_reference_workload(tiny_and_reference, api):
+    cpu, gpu = tiny_and_reference
+    result = ranking(model_class="tabular", price_kind="cloud_on_demand")
+    # GPU: 2.00 / (100,000 * 3600) * 1e6 = 2 / 360 = 0.00555… -> 0.0056
+    # CPU: 0.10 / (1,000 * 3600) * 1e6 = 0.1 / 3.6 = 0.02777… -> 0.0278
+    # The tiny stand-in on the CPU (0.10 / (50,000 * 3600) * 1e6 = 0.0006) is not in the list at all.
+    assert result.workload.id == "risk-mlp"
+    assert [(row.accelerator, row.cost_per_million_usd) for row in result.rows] == [
+        (gpu, Decimal("0.0056")),
+        (cpu, Decimal("0.0278")),
+    ]
+    assert result.infeasible == []
+    # Asked for by id, the stand-in is answered, alone.
+    response = api.get("/api/v1/rankings/?workload=tabular-tiny&price_kind=cloud_on_demand")
+    assert response.data["workload"]["is_smoke_test"] is True
+    assert [(row["run"]["workload_name"], row["cost_per_million_usd"]) for row in response.data["rows"]] == [
+        ("tabular-tiny", "0.0006")
+    ]
+
+
+@pytest.fixture
+def published_h100_llama(make_accelerator, make_price, make_run):
+    """An MLPerf-style llama2-70b-99 Server result on an 8-GPU H100 system, stored per accelerator."""
+    h100 = make_accelerator("H100 SXM test")
+    make_price(h100, "98.32", accelerators_per_instance=8)  # 12.29 USD/h per accelerator
+    return make_run(
+        h100,
+        # System: 72 samples/s and 21,600 output tokens/s (300 tokens per sample) -> / 8 per accelerator
+        [{"throughput_per_s": 9.0, "output_tokens_per_s": 2700.0, "latency_p99_ms": 156_240.6,
+          "ttft_p99_ms": 474.0, "tpot_p99_ms": 179.8}],
+        workload_name="llama2-70b-99", model_class="llm-decoder", scenario="server", origin="external",
+        external_source="MLPerf Inference v4.1, Dell, XE9680_H100_SXM_80GBx8_TRT", accelerator_count=8,
+        backend="tensorrt", precision="unspecified", accuracy_passed=None,
+    )  # fmt: skip
+
+
+def test_an_llm_recommendation_buys_a_result_measured_on_eight_gpus_in_eights(api, published_h100_llama):
+    body = {
+        "workload": "llama2-70b-99", "target_qps": "60", "output_tokens_per_request": "300",
+        "input_tokens_per_request": "700", "ttft_p99_ms": "2000", "tpot_p99_ms": "200",
+        "annual_volume": "1000000000", "price_kinds": ["cloud_on_demand"], "include_external": True,
+    }  # fmt: skip
+    response = api.post("/api/v1/recommendations/", body, format="json")
+    assert response.status_code == 200, response.data
+    (option,) = response.data["options"]
+    # Target: 60 requests/s * 300 output tokens per request = 18,000 output tokens/s.
+    # One 8-GPU system at 0.7 utilization: 2,700 tokens/s * 8 * 0.7 = 15,120 tokens/s;
+    # 18,000 / 15,120 = 1.19 -> 2 systems = 16 H100s; 16 * 12.29 USD/h * 730 h = 143,547.20 USD per month.
+    # (Before: 60 "QPS" / (2,700 * 0.7) = 0.03 -> "1 x H100" at 12.29 * 730 = 8,971.70 USD per month.)
+    assert response.data["target"]["throughput_per_s"] == "18000.000000"
+    assert (option["units"], option["accelerators_per_unit"], option["accelerators"]) == (2, 8, 16)
+    assert option["monthly_usd"] == "143547.20"
+    assert option["deployment"] == "2 x 8-accelerator NVIDIA H100 SXM test systems (16 in all)"
+    assert option["option"]["source"] == "MLPerf Inference v4.1, Dell, XE9680_H100_SXM_80GBx8_TRT"
+    tokens = option["option"]["tokens"]
+    # Per 1M output tokens: 12.29 / (2,700 * 3600) * 1e6 = 1.2644.
+    # Total tokens/s per accelerator: 2,700 + 9 requests/s * 700 input tokens = 9,000;
+    # 12.29 / (9,000 * 3600) * 1e6 = 12.29 / 32.4 = 0.37932… -> 0.3793 per 1M total tokens.
+    assert tokens["cost_per_million_output_tokens_usd"] == "1.2644"
+    assert tokens["cost_per_million_total_tokens_usd"] == "0.3793"
+
+
+def test_an_llm_recommendation_needs_a_stated_output_length_when_the_workload_has_none(api, published_h100_llama):
+    body = {"workload": "llama2-70b-99", "target_qps": "60", "annual_volume": "10", "price_kinds": ["cloud_spot"]}
+    response = api.post("/api/v1/recommendations/", body, format="json")
+    assert response.status_code == 400
+    assert "output_tokens_per_request" in response.data
+    # Stated in output tokens/s instead, no length is needed: 18,000 / 15,120 -> 2 systems again.
+    body = {"workload": "llama2-70b-99", "target_output_tokens_per_s": "18000", "annual_volume": "10",
+            "price_kinds": ["cloud_on_demand"], "include_external": True}  # fmt: skip
+    response = api.post("/api/v1/recommendations/", body, format="json")
+    assert response.status_code == 200, response.data
+    assert response.data["options"][0]["accelerators"] == 16
+
+
+def test_an_llm_ranking_is_bounded_by_ttft_and_tpot(api, published_h100_llama, make_run):
+    base = "/api/v1/rankings/?workload=llama2-70b-99&price_kind=cloud_on_demand&include_external=true"
+    assert api.get(base + "&ttft_p99_ms=2000&tpot_p99_ms=200").data["rows"][0]["point"]["tpot_p99_ms"] == 179.8
+    interactive = api.get(base + "&ttft_p99_ms=450&tpot_p99_ms=40").data
+    assert interactive["rows"] == []
+    assert "TTFT p99 is 474.000 ms" in interactive["infeasible"][0]["reason"]
+    refused = api.get(base + "&sla_p99_ms=100000")
+    assert refused.status_code == 400 and "ttft_p99_ms" in str(refused.data["sla_p99_ms"])
+    wrong = api.get("/api/v1/rankings/?workload=resnet50&price_kind=cloud_on_demand&ttft_p99_ms=100")
+    assert wrong.status_code == 400 and "ttft_p99_ms" in wrong.data
+
+
+def test_a_comparison_across_workloads_is_refused_naming_both(api, make_accelerator, make_price, make_run):
+    gpu = make_accelerator("Kappa")
+    make_price(gpu, "3.60")
+    encoder = make_run(gpu, [{"throughput_per_s": 1000, "latency_p99_ms": 8}], workload_name="bert-large-99",
+                       model_class="encoder")  # fmt: skip
+    tabular = make_run(gpu, [{"throughput_per_s": 90_000, "latency_p99_ms": 1}], workload_name="tabular-tiny",
+                       model_class="tabular")  # fmt: skip
+    body = {"before": [str(encoder.pk)], "after": [str(tabular.pk)], "price_kind": "cloud_on_demand",
+            "annual_volume": "1000000000"}  # fmt: skip
+    response = api.post("/api/v1/comparisons/", body, format="json")
+    assert response.status_code == 400
+    (message,) = response.data["workload"]
+    assert "bert-large-99" in message and "tabular-tiny" in message
