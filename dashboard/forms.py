@@ -4,19 +4,31 @@ from decimal import Decimal
 
 from django import forms
 
-from accounting import policy
+import workloads
 from hardware_catalog.models import PriceKind
 
 
 def model_class_choices():
-    return [(name, name) for name in policy.STANDARD_SLAS_MS]
+    return [(model_class.id, model_class.title) for model_class in workloads.MODEL_CLASSES.values()]
+
+
+def workload_choices():
+    """Every registered workload; smoke-test stand-ins say so (they are answered only when picked here)."""
+    return [("", "the model class's reference")] + [
+        (w.id, f"{w.id} (smoke test)" if w.is_smoke_test else w.id) for w in workloads.all_workloads()
+    ]
+
+
+def _bound(label):
+    return forms.DecimalField(label=label, min_value=Decimal("0.001"), max_digits=12, decimal_places=3, required=False)
 
 
 class OverviewForm(forms.Form):
     model_class = forms.ChoiceField(choices=model_class_choices, initial="tabular")
-    sla_p99_ms = forms.DecimalField(
-        label="SLA p99 (ms)", min_value=Decimal("0.001"), max_digits=12, decimal_places=3, required=False
-    )
+    workload = forms.ChoiceField(choices=workload_choices, required=False)
+    sla_p99_ms = _bound("SLA p99 (ms)")
+    ttft_p99_ms = _bound("LLM TTFT p99 (ms)")
+    tpot_p99_ms = _bound("LLM TPOT p99 (ms)")
     price_kind = forms.ChoiceField(choices=PriceKind.choices, initial=PriceKind.CLOUD_ON_DEMAND)
     utilization = forms.DecimalField(
         label="Utilization (0–1]", min_value=Decimal("0.01"), max_value=Decimal("1"), decimal_places=2, initial=1
@@ -60,14 +72,17 @@ class CompareForm(forms.Form):
     """Two run sets on one accelerator: the configuration before a change and after it."""
 
     model_class = forms.ChoiceField(choices=model_class_choices, initial="tabular")
+    workload = forms.ChoiceField(choices=workload_choices, required=False)
     accelerator = forms.TypedChoiceField(choices=(), coerce=int, required=False, empty_value=None)
     before_backend = forms.ChoiceField(choices=_backends, initial="eager")
     before_precision = forms.ChoiceField(choices=_precisions, initial="fp32")
     after_backend = forms.ChoiceField(choices=_backends, initial="eager")
     after_precision = forms.ChoiceField(choices=_precisions, initial="int8")
-    sla_p99_ms = forms.DecimalField(label="SLA p99 (ms)", min_value=Decimal("0.001"), required=False)
+    sla_p99_ms = _bound("SLA p99 (ms)")
+    ttft_p99_ms = _bound("LLM TTFT p99 (ms)")
+    tpot_p99_ms = _bound("LLM TPOT p99 (ms)")
     price_kind = forms.ChoiceField(choices=PriceKind.choices, initial=PriceKind.CLOUD_ON_DEMAND)
-    annual_volume = forms.IntegerField(label="Annual volume (inferences)", min_value=1, initial=1_000_000_000)
+    annual_volume = forms.IntegerField(label="Annual volume (units of work)", min_value=1, initial=1_000_000_000)
 
     def __init__(self, data, *, accelerators, **kwargs):
         data = data.copy()

@@ -9,8 +9,9 @@ from decimal import Decimal
 from django.db.models import Count
 from django.shortcuts import get_object_or_404
 
-from accounting import costing, policy
+from accounting import operating_points, policy
 from accounting.models import CostAlarm, CostSnapshot
+from accounting.operating_points import Sla
 from agents.models import BenchmarkRun, OperatingPoint
 from hardware_catalog.models import Accelerator, Price
 
@@ -20,10 +21,9 @@ RUNS_SHOWN = 100
 SNAPSHOTS_SHOWN = 5000
 
 
-def default_sla_ms(model_class: str) -> Decimal | None:
-    """The tightest standard SLA of the class: the one that separates hardware most."""
-    slas = [sla for sla in policy.standard_slas(model_class) if sla is not None]
-    return min(slas) if slas else None
+def default_sla(workload) -> Sla:
+    """The tightest standard SLA of the workload: the one that separates hardware most."""
+    return policy.tightest_standard_sla(workload)
 
 
 @dataclass
@@ -31,6 +31,7 @@ class RunPage:
     run: BenchmarkRun
     points: list[OperatingPoint]
     sla_p99_ms: Decimal | None
+    sla: Sla
     chosen: OperatingPoint | None
     sla_reason: str
     focus: OperatingPoint | None  # the point whose latency distribution is drawn
@@ -41,10 +42,11 @@ class RunPage:
 def run_page(run_id, *, sla_p99_ms=None, point_index=None) -> RunPage:
     run = get_object_or_404(BenchmarkRun.objects.select_related("accelerator"), pk=run_id)
     points = list(run.points.defer(*_HEAVY_POINT_FIELDS).order_by("index"))
-    sla = sla_p99_ms if sla_p99_ms is not None else default_sla_ms(run.model_class)
-    chosen, reason = None, "no SLA"
-    if sla is not None and points:
-        choice = costing.operating_point_for_sla(points, sla_p99_ms=sla)
+    workload = policy.workload_of(run)
+    sla = Sla(p99_ms=sla_p99_ms) if sla_p99_ms is not None else default_sla(workload)
+    chosen, reason = None, "no operating points"
+    if points:
+        choice = operating_points.choose(points, workload=workload, sla=sla)
         chosen, reason = choice.point, choice.reason
     by_index = {point.index: point for point in points}
     focus = by_index.get(point_index) or chosen or (points[-1] if points else None)
@@ -53,7 +55,7 @@ def run_page(run_id, *, sla_p99_ms=None, point_index=None) -> RunPage:
     if not isinstance(nvml, dict):
         unavailable = nvml if isinstance(nvml, str) and nvml else "not recorded"
         nvml = None
-    return RunPage(run, points, sla, chosen, reason, focus, nvml, unavailable)
+    return RunPage(run, points, sla.p99_ms, sla, chosen, reason, focus, nvml, unavailable)
 
 
 @dataclass
@@ -175,27 +177,20 @@ def trends_page(*, workload, price_kind, sla_p99_ms, accelerator_ids=None, workl
 @dataclass(frozen=True)
 class CompareSide:
     label: str
-    row: object | None  # accounting.selectors.RankingRow
+    row: object | None  # accounting.comparisons.SideCost
     reason: str
 
 
-def compare_side(result, *, accelerator_id, label: str) -> CompareSide:
-    """The ranking row for one run set: the given accelerator's, or the cheapest when none is given."""
-    rows = [row for row in result.rows if accelerator_id is None or row.accelerator.pk == accelerator_id]
-    if rows:
-        return CompareSide(label, rows[0], "")
-    stuck = [row for row in result.infeasible if accelerator_id is None or row.accelerator.pk == accelerator_id]
-    reason = stuck[0].reason if stuck else "no eligible runs with this backend and precision"
-    return CompareSide(label, None, reason)
-
-
-def configuration_runs(*, model_class: str, backend: str, precision: str, accelerator_id=None) -> list:
-    """The latest measured runs of one backend/precision, accuracy failures included: the verdict must see them."""
-    runs = BenchmarkRun.objects.measured().filter(model_class=model_class, backend=backend, precision=precision)
+def configuration_runs(*, workload: str, backend: str, precision: str, accelerator_id=None) -> list:
+    """The latest VALID measured runs of one workload at one backend/precision, accuracy failures included:
+    the verdict must see them."""
+    runs = BenchmarkRun.objects.measured().filter(
+        workload_name=workload, backend=backend, precision=precision, loadgen_valid=True
+    )
     if accelerator_id is not None:
         runs = runs.filter(accelerator_id=accelerator_id)
     latest = BenchmarkRun.objects.filter(id__in=policy.latest_run_ids(runs)).defer("payload")
-    return list(latest.prefetch_related("points"))
+    return list(latest.select_related("accelerator", "accelerator__priced_as").prefetch_related("points"))
 
 
 def measured_accelerators() -> list[Accelerator]:

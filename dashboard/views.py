@@ -8,7 +8,7 @@ from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
-from accounting import comparisons, costing, policy
+from accounting import comparisons, policy
 from accounting.selectors import ranking
 from agents.harness.verdict import describe_accuracy
 from agents.jobs import job_create
@@ -37,16 +37,43 @@ def _decimal_param(request, name):
     return value if value.is_finite() and value > 0 else None
 
 
+def _workload_and_sla(request, form, data):
+    """The workload the page answers for and its SLA: the bounds typed in, else the workload's tightest standard.
+
+    Returns (workload, sla), or (None, None) after adding the error to the form.
+    """
+    try:
+        workload = policy.resolve_workload(
+            workload=data.get("workload") or None, model_class=data.get("model_class") or "tabular"
+        )
+    except policy.ParameterError as exc:
+        form.add_error(None, f"{exc.field}: {exc}")
+        return None, None
+    # A bound present in the URL, even empty (= no SLA), replaces the default.
+    typed = {name: data.get(name) for name in ("sla_p99_ms", "ttft_p99_ms", "tpot_p99_ms") if name in request.GET}
+    if not typed:
+        return workload, selectors.default_sla(workload)
+    try:
+        return workload, policy.requested_sla(workload, **typed)
+    except policy.ParameterError as exc:
+        form.add_error(None, f"{exc.field}: {exc}")
+        return workload, selectors.default_sla(workload)
+
+
 @login_required
 def overview(request):
     form = OverviewForm(request.GET)
     form.is_valid()
     params = {name: form.cleaned_data.get(name) for name in form.fields}
-    model_class = params["model_class"] or "tabular"
-    sla = params["sla_p99_ms"] if "sla_p99_ms" in request.GET else selectors.default_sla_ms(model_class)
+    workload, sla = _workload_and_sla(request, form, params)
+    if workload is None:
+        workload = policy.resolve_workload(model_class="tabular")
+        sla = selectors.default_sla(workload)
     result = ranking(
-        model_class=model_class,
-        sla_p99_ms=sla,
+        workload=workload.id,
+        sla_p99_ms=sla.p99_ms,
+        ttft_p99_ms=sla.ttft_p99_ms,
+        tpot_p99_ms=sla.tpot_p99_ms,
         price_kind=params["price_kind"] or "cloud_on_demand",
         utilization=params["utilization"] or 1,
     )
@@ -63,7 +90,7 @@ def overview(request):
         figures.render(figures.ranking_bars(result.rows, unit=result.unit), "ranking-chart") if result.rows else None
     )
     context = {"form": form, "ranking": result, "chart": chart, "sla": sla}
-    return _page(request, "dashboard/overview.html", context, tables=tables, filename=f"overview-{model_class}")
+    return _page(request, "dashboard/overview.html", context, tables=tables, filename=f"overview-{workload.id}")
 
 
 @login_required
@@ -99,7 +126,7 @@ def run_detail(request, run_id):
     )
     run = page.run
     endpoint = (run.payload or {}).get("endpoint")  # the server's public description (no secret is stored there)
-    unit = policy.unit_for(run.model_class).replace("_", " ")
+    unit = policy.unit_for(policy.workload_of(run)).replace("_", " ")
     if endpoint and page.points:
         unit = page.points[0].throughput_unit.replace("_", " ")
     charts = {}
@@ -175,47 +202,57 @@ def trends(request):
 
 @login_required
 def compare(request):
+    """Two run sets of one workload, compared by accounting.comparisons (the API's rules)."""
     form = CompareForm(request.GET, accelerators=selectors.measured_accelerators())
     context = {"form": form, "sides": None}
     tables = []
     if form.is_valid():
         data = form.cleaned_data
-        sla = data["sla_p99_ms"] if "sla_p99_ms" in request.GET else selectors.default_sla_ms(data["model_class"])
-        sides = []
-        for side in ("before", "after"):
-            result = ranking(
-                model_class=data["model_class"], sla_p99_ms=sla, price_kind=data["price_kind"],
-                backend=data[f"{side}_backend"], precision=data[f"{side}_precision"],
-            )  # fmt: skip
-            label = f"{data[f'{side}_backend']}/{data[f'{side}_precision']}"
-            sides.append(selectors.compare_side(result, accelerator_id=data["accelerator"], label=label))
-        before, after = sides
-        run_sets = [
-            selectors.configuration_runs(
-                model_class=data["model_class"],
-                backend=data[f"{side}_backend"],
-                precision=data[f"{side}_precision"],
-                accelerator_id=data["accelerator"],
-            )  # fmt: skip
-            for side in ("before", "after")
-        ]
-        if all(run_sets):
-            context["verdict"], context["verdict_explanation"] = comparisons.verdict(*run_sets)
-        context.update(
-            {"sides": sides, "before": before, "after": after, "sla": sla, "unit": policy.unit_for(data["model_class"])}
-        )
-        if before.row and after.row:
-            before_usd, after_usd = before.row.cost_per_million_usd, after.row.cost_per_million_usd
-            context["savings_usd"] = costing.annual_savings(
-                cost_per_million_before=before_usd, cost_per_million_after=after_usd,
-                annual_volume=data["annual_volume"],
-            )  # fmt: skip
-            context["change_fraction"] = (after_usd - before_usd) / before_usd if before_usd else None
-            context["chart"] = figures.render(
-                figures.before_after(before_usd=before_usd, after_usd=after_usd, unit=context["unit"]), "compare-chart"
-            )
-        tables.append(page_tables.compare_table(sides))
+        workload, sla = _workload_and_sla(request, form, data)
+        if workload is not None:
+            context.update(_comparison(data, workload, sla))
+            tables.append(page_tables.compare_table(context["sides"]))
     return _page(request, "dashboard/compare.html", context, tables=tables, filename="compare")
+
+
+def _comparison(data, workload, sla) -> dict:
+    labels = {side: f"{data[f'{side}_backend']}/{data[f'{side}_precision']}" for side in ("before", "after")}
+    run_sets = {
+        side: selectors.configuration_runs(
+            workload=workload.id,
+            backend=data[f"{side}_backend"],
+            precision=data[f"{side}_precision"],
+            accelerator_id=data["accelerator"],
+        )  # fmt: skip
+        for side in ("before", "after")
+    }
+    reasons = {side: "no eligible runs with this backend and precision" for side, runs in run_sets.items() if not runs}
+    result = None
+    if not reasons:
+        try:
+            result = comparisons.compare(
+                before=run_sets["before"], after=run_sets["after"], price_kind=data["price_kind"],
+                annual_volume=data["annual_volume"], sla_p99_ms=sla.p99_ms, ttft_p99_ms=sla.ttft_p99_ms,
+                tpot_p99_ms=sla.tpot_p99_ms,
+            )  # fmt: skip
+        except comparisons.ComparisonError as exc:
+            reasons = {exc.field if exc.field in labels else "before": str(exc)}
+    sides = [
+        selectors.CompareSide(labels[side], getattr(result, side) if result else None, reasons.get(side, ""))
+        for side in ("before", "after")
+    ]
+    before, after = sides
+    context = {"sides": sides, "before": before, "after": after, "sla": sla, "workload": workload,
+               "unit": policy.unit_for(workload)}  # fmt: skip
+    if result is not None:
+        before_usd, after_usd = result.before.cost_per_million_usd, result.after.cost_per_million_usd
+        context["verdict"], context["verdict_explanation"] = result.verdict, result.explanation
+        context["savings_usd"] = result.annual_savings_usd
+        context["change_fraction"] = (after_usd - before_usd) / before_usd if before_usd else None
+        context["chart"] = figures.render(
+            figures.before_after(before_usd=before_usd, after_usd=after_usd, unit=context["unit"]), "compare-chart"
+        )
+    return context
 
 
 @login_required

@@ -45,7 +45,7 @@ def test_it_ranks_hardware_on_the_overview_with_a_bounded_number_of_queries(
 ):
     with django_assert_max_num_queries(PAGES_MAX_QUERIES):
         response = logged_in.get(
-            f"/?model_class=tabular&sla_p99_ms={loose_sla_ms}&price_kind=cloud_on_demand&utilization=0.5"
+            f"/?workload=tabular-tiny&sla_p99_ms={loose_sla_ms}&price_kind=cloud_on_demand&utilization=0.5"
         )
     text = response.content.decode()
     assert response.status_code == 200
@@ -55,7 +55,7 @@ def test_it_ranks_hardware_on_the_overview_with_a_bounded_number_of_queries(
 
 
 def test_it_greys_out_hardware_that_cannot_meet_a_tight_sla(dashboard_data, logged_in):
-    response = logged_in.get("/?model_class=tabular&sla_p99_ms=0.001")
+    response = logged_in.get("/?workload=tabular-tiny&sla_p99_ms=0.001")
     text = response.content.decode()
     assert text.count('<tr class="muted">') == 4
     assert "no operating point meets p99 &lt;= 0.001 ms" in text
@@ -63,7 +63,7 @@ def test_it_greys_out_hardware_that_cannot_meet_a_tight_sla(dashboard_data, logg
 
 
 def test_it_downloads_the_ranking_as_csv_with_units_in_the_headers(dashboard_data, logged_in, loose_sla_ms):
-    rows = _rows(logged_in.get(f"/?model_class=tabular&sla_p99_ms={loose_sla_ms}&export=ranking"))
+    rows = _rows(logged_in.get(f"/?workload=tabular-tiny&sla_p99_ms={loose_sla_ms}&export=ranking"))
     assert rows[0][:4] == ["Rank", "Accelerator", "Throughput (inferences/s)", "p99 (ms)"]
     assert "Cost per 1M inferences (USD)" in rows[0]
     assert [row[0] for row in rows[1:]] == ["1", "2", "3", "4"]
@@ -126,7 +126,7 @@ def test_it_marks_alarms_on_the_trend_with_their_attribution(
 def test_it_compares_two_run_sets_with_annual_savings(
     dashboard_data, logged_in, django_assert_max_num_queries, loose_sla_ms
 ):
-    query = "model_class=tabular&before_precision=fp32&after_precision=fp32&before_backend=eager&after_backend=eager"
+    query = "workload=tabular-tiny&before_precision=fp32&after_precision=fp32&before_backend=eager&after_backend=eager"
     with django_assert_max_num_queries(PAGES_MAX_QUERIES):
         response = logged_in.get(f"/compare/?{query}&sla_p99_ms={loose_sla_ms}&annual_volume=1000000000")
     text = response.content.decode()
