@@ -84,13 +84,16 @@ def counts_output_tokens(workload: Workload) -> bool:
     return workload.unit == Unit.OUTPUT_TOKENS
 
 
-def throughput_in_unit(point, workload: Workload) -> float | None:
-    """The Python form: the point's throughput per accelerator in the workload's unit (None when it has none)."""
-    if not counts_output_tokens(workload):
-        return point.throughput_per_s
+def output_tokens_per_s(point) -> float | None:
+    """A point's output tokens/s per accelerator, or None when it counts no tokens."""
     if point.output_tokens_per_s is not None:
         return point.output_tokens_per_s
     return point.throughput_per_s if point.throughput_unit == OUTPUT_TOKENS else None
+
+
+def throughput_in_unit(point, workload: Workload) -> float | None:
+    """The Python form: the point's throughput per accelerator in the workload's unit (None when it has none)."""
+    return output_tokens_per_s(point) if counts_output_tokens(workload) else point.throughput_per_s
 
 
 def throughput_expression(workload: Workload, prefix: str = ""):

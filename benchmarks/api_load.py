@@ -42,8 +42,10 @@ BACKENDS, PRECISIONS, SCENARIOS = (
     ["fp32", "fp16", "int8"],
     ["offline", "server"],
 )
+# Each seeded workload by id; LLM workloads are bounded by TTFT/TPOT p99 (sla_p99_ms is refused for them).
 RANKING_QUERIES = [
-    f"/api/v1/rankings/?model_class={cls}&price_kind={kind}&sla_p99_ms={sla}"
+    f"/api/v1/rankings/?workload={MODEL_CLASSES[cls]}&price_kind={kind}&"
+    + (f"ttft_p99_ms={sla * 10}&tpot_p99_ms={sla}" if cls == "llm-decoder" else f"sla_p99_ms={sla}")
     for cls in MODEL_CLASSES
     for kind in ("cloud_on_demand", "cloud_spot")
     for sla in (10, 50, 200)

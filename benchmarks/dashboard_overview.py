@@ -27,7 +27,7 @@ BACKENDS, PRECISIONS, SCENARIOS = ["eager", "compile", "onnxruntime"], ["fp32", 
 OVERVIEW_QUERIES = [
     "/?model_class=tabular&sla_p99_ms=20&price_kind=cloud_on_demand&utilization=1",
     "/?model_class=cv-classification&sla_p99_ms=15&price_kind=cloud_spot&utilization=0.6",
-    "/?model_class=llm-decoder&sla_p99_ms=2000&price_kind=cloud_on_demand&utilization=1",
+    "/?workload=llama3.1-8b&ttft_p99_ms=2000&tpot_p99_ms=100&price_kind=cloud_on_demand&utilization=1",
 ]
 BASELINE = "/accounts/login/"
 

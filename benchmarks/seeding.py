@@ -102,6 +102,8 @@ def seed_runs(
                 OperatingPoint(
                     run=run, index=index, batch_size=batch, throughput_per_s=throughput,
                     output_tokens_per_s=throughput * 128 if cls == "llm-decoder" else None,
+                    ttft_p99_ms=p99 / 10 if cls == "llm-decoder" else None,
+                    tpot_p99_ms=p99 / 128 if cls == "llm-decoder" else None,
                     latency_p50_ms=p99 / 2, latency_p99_ms=p99, power_w_mean=rng.uniform(100, 700), loadgen_valid=True,
                 )
             )  # fmt: skip

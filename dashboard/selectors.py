@@ -18,6 +18,7 @@ from hardware_catalog.models import Accelerator, Price
 _HEAVY_RUN_FIELDS = ("payload", "environment", "settings", "telemetry", "accuracy")
 _HEAVY_POINT_FIELDS = ("details", "loadgen_summary_log", "loadgen_detail_log")
 RUNS_SHOWN = 100
+NO_SLA = {"sla_p99_ms": None, "sla_ttft_p99_ms": None, "sla_tpot_p99_ms": None}
 SNAPSHOTS_SHOWN = 5000
 
 
@@ -82,7 +83,7 @@ def hardware_page(accelerator_id, *, price_kind=None) -> HardwarePage:
     snapshots = []
     if chosen_kind:
         snapshots = list(
-            CostSnapshot.objects.filter(accelerator=accelerator, price_kind=chosen_kind, sla_p99_ms=None)
+            CostSnapshot.objects.filter(accelerator=accelerator, price_kind=chosen_kind, **NO_SLA)
             .select_related("run", "price", "alarm")
             .defer(*(f"run__{name}" for name in _HEAVY_RUN_FIELDS))
             .order_by("effective_at", "id")[:SNAPSHOTS_SHOWN]
@@ -154,7 +155,8 @@ def trends_page(*, workload, price_kind, sla_p99_ms, accelerator_ids=None, workl
     workloads = workloads if workloads is not None else trend_workloads()
     workload = workload if workload in workloads else (workloads[0] if workloads else None)
     snapshots = CostSnapshot.objects.filter(workload_name=workload, price_kind=price_kind)
-    snapshots = snapshots.filter(sla_p99_ms=sla_p99_ms) if sla_p99_ms is not None else snapshots.filter(sla_p99_ms=None)
+    # One SLA per chart: a p99 bound, or no SLA at all (not an LLM series under TTFT/TPOT bounds).
+    snapshots = snapshots.filter(**(NO_SLA | {"sla_p99_ms": sla_p99_ms}))
     if accelerator_ids:
         snapshots = snapshots.filter(accelerator_id__in=accelerator_ids)
     rows = list(

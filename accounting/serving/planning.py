@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from hardware_catalog.models import Accelerator, Price
+from workloads import LLM_DECODER
 
 from .. import policy
 from .economics import ServingCapacity, capacity_at, requests_demand, users_demand
@@ -87,7 +88,9 @@ class SeriesPoint:
 def cost_series_at(*, accelerator_id: int, workload: str, price_kind: str, since=None, **reading) -> list[SeriesPoint]:
     """The accelerator's cost per 1M tokens at the target, at each moment its inputs changed (a run of the
     workload arrived, a price of the kind came into force), oldest first; each moment read as of then."""
-    runs = policy.eligible_runs(model_class=policy.LLM_CLASS, accelerator_ids=[accelerator_id], include_external=True)
+    runs = policy.eligible_runs(workload=None, accelerator_ids=[accelerator_id], include_external=True).filter(
+        model_class=LLM_DECODER
+    )
     moments = {(run.started_at, "run") for run in runs if workload_of(run) == workload}
     accelerator = Accelerator.objects.filter(pk=accelerator_id).first()
     if accelerator is None:

@@ -15,7 +15,7 @@ from agents.models import BenchmarkRun, OperatingPoint, RunOrigin
 from hardware_catalog.models import Accelerator
 from workloads import registry
 
-from .. import policy
+from .. import operating_points, policy
 from .front import Front, InteractivitySource, ServingPoint, combine_runs, pareto_front
 
 # Where LoadGen's requested TPOT bound sits in a run's settings (summary and detail log spellings).
@@ -50,7 +50,7 @@ def _replica_output_tokens_per_s(point: OperatingPoint, run: BenchmarkRun) -> fl
     system = (point.details or {}).get("system_tokens_per_second")
     if system:
         return float(system)
-    per_point = policy.point_throughput(point, policy.LLM_CLASS)
+    per_point = operating_points.output_tokens_per_s(point)
     if per_point is None:
         return None
     # Published results are stored per accelerator (system figure / accelerators); ours per replica.
@@ -61,7 +61,7 @@ def _replica_requests_per_s(point: OperatingPoint, run: BenchmarkRun) -> float |
     system = (point.details or {}).get("system_samples_per_second")
     if system:
         return float(system)
-    if point.throughput_unit != policy.UNIT_OUTPUT_TOKENS and run.origin == RunOrigin.EXTERNAL:
+    if point.throughput_unit != operating_points.OUTPUT_TOKENS and run.origin == RunOrigin.EXTERNAL:
         return point.throughput_per_s * run.accelerator_count
     return None
 
@@ -83,7 +83,7 @@ def _rounds(point: OperatingPoint, run: BenchmarkRun) -> tuple[float, ...]:
         rounds = run.payload["points"][point.index]["rounds"]
     except (KeyError, IndexError, TypeError):
         return ()
-    if rounds.get("chosen_by") != "throughput_per_s" or point.throughput_unit != policy.UNIT_OUTPUT_TOKENS:
+    if rounds.get("chosen_by") != "throughput_per_s" or point.throughput_unit != operating_points.OUTPUT_TOKENS:
         return ()
     return tuple(float(v) for v in rounds.get("values") or () if isinstance(v, int | float) and v > 0)
 
@@ -148,9 +148,9 @@ def fronts(
 ) -> list[FrontGroup]:
     """Every front of ``workload``, ordered by accelerator name, backend, precision and origin."""
     runs = policy.eligible_runs(
-        model_class=llm_workload(workload).model_class, as_of=as_of, include_external=include_external,
-        precision=precision, backend=backend, accelerator_ids=accelerator_ids,
-    )  # fmt: skip
+        workload=None, as_of=as_of, include_external=include_external, precision=precision,
+        backend=backend, accelerator_ids=accelerator_ids,
+    ).filter(model_class=llm_workload(workload).model_class)  # fmt: skip
     runs = [run for run in runs.select_related("accelerator", "agent", "published") if workload_of(run) == workload]
     latest: dict[tuple, BenchmarkRun] = {}
     for run in sorted(runs, key=lambda r: (r.started_at, str(r.pk)), reverse=True):

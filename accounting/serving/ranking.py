@@ -14,7 +14,7 @@ from hardware_catalog.selectors import cheapest_prices_in_force, onprem_assumpti
 from workloads import registry
 
 from .. import costing
-from ..estimates import hourly_offer
+from ..offerings import hourly_offer
 from .economics import Energy, TokenCosts, energy_at, input_tokens_per_output_token, tie_groups, token_costs
 from .front import (
     INTERPOLATION_METHOD,
