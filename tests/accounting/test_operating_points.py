@@ -14,10 +14,11 @@ from accounting.operating_points import Sla
 RESNET, LLAMA = workloads.get("resnet50"), workloads.get("llama2-70b-99")
 
 
-def _point(throughput, p99, *, pk=None, ttft=None, tpot=None, output_tokens=None, unit="inferences"):
+def _point(throughput, p99, *, pk=None, ttft=None, tpot=None, output_tokens=None, unit="inferences", run=None):
     return SimpleNamespace(
         pk=pk, throughput_per_s=throughput, latency_p99_ms=p99, ttft_p99_ms=ttft, tpot_p99_ms=tpot,
         output_tokens_per_s=output_tokens, throughput_unit=unit,
+        run=run or SimpleNamespace(origin="measured", scenario="server"),
     )  # fmt: skip
 
 
@@ -44,11 +45,31 @@ def test_it_bounds_llm_points_by_ttft_and_tpot_not_whole_request_latency():
     interactive = Sla(ttft_p99_ms=Decimal("450"), tpot_p99_ms=Decimal("40"))
     refused = operating_points.choose([server, offline], workload=LLAMA, sla=interactive)
     assert not refused.feasible
-    assert "best measured TTFT p99 is 474.000 ms, TPOT p99 is 179.800 ms" in refused.reason
+    assert "best TTFT p99 is 474.000 ms, TPOT p99 is 179.800 ms" in refused.reason
     only_offline = operating_points.choose([offline], workload=LLAMA, sla=mlperf_server)
     assert "no operating point reports TTFT p99 or TPOT p99" in only_offline.reason
     # With no SLA the Offline point ranks: the highest throughput.
     assert operating_points.choose([server, offline], workload=LLAMA, sla=Sla()).point is offline
+
+
+def test_a_published_server_result_without_percentiles_carries_mlperfs_bounds_as_met_by_validity():
+    published = SimpleNamespace(origin="external", scenario="server")
+    # A VALID MLPerf llama2-70b Server result met TTFT p99 <= 2000 ms and TPOT p99 <= 200 ms.
+    server = _point(9.0, 156_240.6, output_tokens=2700.0, run=published)
+    offline = _point(
+        10.4, 2_614_409.0, output_tokens=3010.0, run=SimpleNamespace(origin="external", scenario="offline")
+    )
+    looser = Sla(ttft_p99_ms=Decimal("3000"), tpot_p99_ms=Decimal("250"))
+    assert operating_points.choose([server, offline], workload=LLAMA, sla=looser).point is server
+    mlperf_server = Sla(ttft_p99_ms=Decimal("2000"), tpot_p99_ms=Decimal("200"))
+    assert operating_points.choose([server, offline], workload=LLAMA, sla=mlperf_server).point is server
+    # Tighter than MLPerf's Server bounds: unknown, so not met (the Interactive bounds are 450 / 40 ms).
+    interactive = Sla(ttft_p99_ms=Decimal("450"), tpot_p99_ms=Decimal("40"))
+    refused = operating_points.choose([server, offline], workload=LLAMA, sla=interactive)
+    assert not refused.feasible and "TTFT p99 is 2000.000 ms, TPOT p99 is 200.000 ms" in refused.reason
+    # Our own measured point without token latencies gets no such credit.
+    measured = _point(9.0, 1000.0, output_tokens=2700.0)
+    assert not operating_points.choose([measured], workload=LLAMA, sla=looser).feasible
 
 
 def test_it_does_not_depend_on_the_order_of_the_points():
@@ -79,16 +100,23 @@ slas = st.builds(Sla, p99_ms=bounds, ttft_p99_ms=bounds, tpot_p99_ms=bounds)
 
 @pytest.mark.django_db
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(points=st.lists(llm_points, min_size=1, max_size=6), sla=slas, workload=st.sampled_from([RESNET, LLAMA]))
-def test_the_sql_form_chooses_the_point_the_python_form_chooses(make_run, points, sla, workload):
+@given(
+    points=st.lists(llm_points, min_size=1, max_size=6),
+    sla=slas,
+    workload=st.sampled_from([RESNET, LLAMA]),
+    origin=st.sampled_from(["measured", "external"]),
+    scenario=st.sampled_from(["offline", "server", "interactive"]),
+)
+def test_the_sql_form_chooses_the_point_the_python_form_chooses(make_run, points, sla, workload, origin, scenario):
     from agents.models import OperatingPoint
     from hardware_catalog.models import Accelerator
 
     accelerator, _ = Accelerator.objects.get_or_create(vendor="Test", model="Hypothesis GPU", defaults={"tdp_w": 300})
-    run = make_run(accelerator, points, workload_name=workload.id, model_class=workload.model_class)
+    run = make_run(accelerator, points, workload_name=workload.id, model_class=workload.model_class, origin=origin,
+                   scenario=scenario)  # fmt: skip
     stored = OperatingPoint.objects.filter(run=run)
 
-    python = operating_points.choose(list(stored), workload=workload, sla=sla)
+    python = operating_points.choose(list(stored.select_related("run")), workload=workload, sla=sla)
     sql = list(operating_points.chosen_points(stored, workload=workload, sla=sla, partition=["run_id"]))
 
     assert [row["id"] for row in sql] == ([python.point.pk] if python.feasible else [])
