@@ -49,12 +49,14 @@ def test_it_stores_a_run_that_fails_its_guard_and_keeps_it_out_of_rankings(catal
     )
     assert policy.why_not_ranked(BenchmarkRun.objects.get(pk=passing["run_id"])) == []
 
-    eligible = {str(pk) for pk in policy.eligible_runs(model_class="tabular").values_list("pk", flat=True)}
+    eligible = {str(pk) for pk in policy.eligible_runs(workload="tabular-tiny").values_list("pk", flat=True)}
     assert eligible == {passing["run_id"]}
-    board = ranking(model_class="tabular", sla_p99_ms=None, price_kind="cloud_on_demand", backend="eager",
+    board = ranking(workload="tabular-tiny", sla_p99_ms=None, price_kind="cloud_on_demand", backend="eager",
                     precision="bf16")  # fmt: skip
     assert [str(row.run.pk) for row in board.rows] == [passing["run_id"]]
-    response = api.get("/api/v1/rankings/?model_class=tabular&price_kind=cloud_on_demand&backend=eager&precision=bf16")
+    response = api.get(
+        "/api/v1/rankings/?workload=tabular-tiny&price_kind=cloud_on_demand&backend=eager&precision=bf16"
+    )
     assert response.status_code == 200, response.data
     assert [str(row["run"]["id"]) for row in response.data["rows"]] == [passing["run_id"]]
 
@@ -81,7 +83,7 @@ def test_it_explains_exactly_the_runs_that_rankings_leave_out(make_accelerator, 
         )  # fmt: skip
         for n, (valid, passed) in enumerate([(v, p) for v in (True, False) for p in (True, False, None)])
     ]
-    eligible = set(policy.eligible_runs(model_class="cv-classification").values_list("pk", flat=True))
+    eligible = set(policy.eligible_runs(workload="resnet50").values_list("pk", flat=True))
     for run in runs:
         assert (run.pk in eligible) == (policy.why_not_ranked(run) == []), policy.why_not_ranked(run)
     assert policy.why_not_ranked(runs[4]) == [

@@ -45,7 +45,7 @@ def test_it_draws_every_page_without_errors_or_outside_requests(dashboard_data, 
     cpu_runs = {run.scenario: run for run in dashboard_data["cpu"]}
     h100 = dashboard_data["NVIDIA H100 80GB HBM3"][0].accelerator
 
-    browser.visit(f"/?model_class=tabular&sla_p99_ms={loose_sla_ms}&price_kind=cloud_on_demand&utilization=1",
+    browser.visit(f"/?workload=tabular-tiny&sla_p99_ms={loose_sla_ms}&price_kind=cloud_on_demand&utilization=1",
                   screenshot="overview", min_charts=1)  # fmt: skip
     assert browser.page.locator("#table-ranking tbody tr:not(.muted)").count() == 4
     browser.visit(f"/hardware/{h100.pk}/", screenshot="hardware", min_charts=2)
@@ -55,7 +55,7 @@ def test_it_draws_every_page_without_errors_or_outside_requests(dashboard_data, 
     browser.visit("/trends/?workload=tabular-tiny&price_kind=cloud_on_demand", screenshot="trends", min_charts=1)
     assert browser.page.locator("#figure-trend .scatterlayer .trace").count() >= 2
     cpu = cpu_runs["server"].accelerator_id
-    browser.visit(f"/compare/?model_class=tabular&accelerator={cpu}&after_precision=int8&sla_p99_ms={loose_sla_ms}",
+    browser.visit(f"/compare/?workload=tabular-tiny&accelerator={cpu}&after_precision=int8&sla_p99_ms={loose_sla_ms}",
                   screenshot="compare", min_charts=1)  # fmt: skip
     assert "per year" in browser.page.inner_text("p.summary")
 
@@ -75,7 +75,7 @@ def test_it_updates_job_progress_while_the_page_is_open(db, browser):
 
 def test_it_reranks_when_the_sla_tightens(dashboard_data, browser, loose_sla_ms):
     tight = _tight_sla_ms(dashboard_data)
-    browser.visit(f"/?model_class=tabular&sla_p99_ms={loose_sla_ms}", screenshot="overview-loose-sla",
+    browser.visit(f"/?workload=tabular-tiny&sla_p99_ms={loose_sla_ms}", screenshot="overview-loose-sla",
                   min_charts=1)  # fmt: skip
     ranked = browser.page.locator("#table-ranking tbody tr:not(.muted)")
     assert ranked.count() == 4
