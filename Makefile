@@ -66,6 +66,7 @@ test-browser: venv
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(VENV)/bin/pytest -m browser $(PYTEST_ARGS)
 
 check: venv lint
+	$(VENV)/bin/lint-imports
 	DATABASE_URL=sqlite:///:memory: $(PY) manage.py check
 	DATABASE_URL=sqlite:///:memory: $(PY) manage.py makemigrations --check --dry-run
 	DATABASE_URL=sqlite:///:memory: $(PY) manage.py spectacular --validate --fail-on-warn --file /dev/null

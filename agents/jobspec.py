@@ -1,14 +1,12 @@
-"""A job's spec (what to measure): validated against the harness's vocabulary, turned into suite items.
+"""A job's spec (what to measure): validated against the harness's vocabulary.
 
 Django-free and, for validation, torch-free: the control plane (the web process) validates a spec when a
 job or schedule is created using ``agents.harness.names`` and the workload registry; the agent turns
-the same dict into harness items (``plan_items`` imports the harness, and so torch, only then).
+the same dict into harness items with ``agents.runner.plan`` (which imports the harness, and so torch).
 Errors are keyed by field name so the API can answer 400 naming it.
 """
 
 from __future__ import annotations
-
-import dataclasses
 
 from agents.harness.endpoints.target import ENDPOINT_SCENARIOS, endpoint_errors
 from agents.harness.names import BACKENDS, HARNESS_WORKLOADS, MODEL_CLASSES, PRECISIONS, SCENARIOS, SIZES, SUITES
@@ -135,56 +133,3 @@ def validate_spec(spec: dict, *, time_limit_max_s: int) -> None:
     errors = spec_errors(spec, time_limit_max_s=time_limit_max_s)
     if errors:
         raise JobSpecError(errors)
-
-
-def plan_endpoint_items(spec: dict) -> list:
-    """An endpoint job's items: one per scenario (default: the concurrency sweep)."""
-    from agents.harness.endpoints.run import EndpointItem
-    from agents.harness.endpoints.target import Endpoint
-    from agents.harness.scenarios import preset
-
-    overrides = {
-        "min_duration_ms": spec.get("min_duration_ms"),
-        "min_query_count": spec.get("min_query_count"),
-        "rounds": spec.get("rounds"),
-        "server_rates_qps": tuple(spec.get("server_rates_qps") or ()),
-        "concurrency_max": spec.get("concurrency_max"),
-        "llm_ttft_latency_ms": spec.get("ttft_slo_ms"),
-        "llm_tpot_latency_ms": spec.get("tpot_slo_ms"),
-    }
-    settings = preset(spec.get("suite") or "quick").with_(
-        rounds=1, extra_rounds=0, **{name: value for name, value in overrides.items() if value}
-    )
-    endpoint = Endpoint.from_dict(spec["endpoint"])
-    scenarios = spec.get("scenarios") or ["concurrency-sweep"]
-    return [EndpointItem(endpoint, scenario, settings) for scenario in scenarios]
-
-
-def plan_items(spec: dict, device: str | None = None) -> list:
-    """The harness items (``SuiteItem``) a spec stands for, with its sweep and duration overrides applied."""
-    if spec.get("endpoint") is not None:
-        return plan_endpoint_items(spec)
-    from agents.harness.suite import plan_suite  # loads torch: the agent's side only
-
-    items = plan_suite(
-        spec.get("suite") or "quick",
-        workloads=spec.get("workloads") or None,
-        backends=spec.get("backends") or None,
-        precisions=spec.get("precisions") or None,
-        sizes=spec.get("sizes") or None,
-        device=device,
-    )
-    scenarios = spec.get("scenarios") or None
-    overrides = {
-        "offline_batch_sizes": tuple(spec.get("offline_batch_sizes") or ()),
-        "server_load_fractions": tuple(spec.get("server_load_fractions") or ()),
-        "min_duration_ms": spec.get("min_duration_ms"),
-        "min_query_count": spec.get("min_query_count"),
-        "rounds": spec.get("rounds"),
-    }
-    overrides = {name: value for name, value in overrides.items() if value}
-    return [
-        dataclasses.replace(item, settings=item.settings.with_(**overrides))
-        for item in items
-        if scenarios is None or item.scenario in scenarios
-    ]

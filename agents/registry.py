@@ -13,6 +13,7 @@ from hardware_catalog.models import Accelerator
 
 from .devices import accelerator_for_device
 from .models import ACTIVE_JOB_STATES, Agent
+from .signals import agent_first_registered
 
 logger = logging.getLogger(__name__)
 
@@ -43,9 +44,7 @@ def agent_register(*, report: dict) -> Agent:
         environment = {"cpu_count": next((d.get("vcpu_count") for d in devices if d.get("vcpu_count")), 1)}
         agent.accelerators.set([accelerator_for_device(device, environment) for device in devices])
         if created and broker_configured():
-            from .schedules import schedule_seed_daily_quick
-
-            schedule_seed_daily_quick(agent=agent)
+            agent_first_registered.send(sender=Agent, agent=agent)
     return agent
 
 
@@ -89,6 +88,6 @@ LOCAL_AGENT_NAME = "local"
 
 def local_agent(name: str = LOCAL_AGENT_NAME) -> Agent:
     """The local host as an agent, registered in-process: the embedded default's target for jobs."""
-    from .inventory import collect_inventory
+    from .runner.inventory import collect_inventory
 
     return agent_register(report=collect_inventory(name))

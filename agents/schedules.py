@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.dispatch import receiver
 from django.utils import timezone
 from django_celery_beat.models import CrontabSchedule, IntervalSchedule, PeriodicTask
 from django_celery_beat.validators import crontab_validator
@@ -20,6 +21,7 @@ from django_celery_beat.validators import crontab_validator
 from .jobs import job_create, job_spec
 from .jobspec import JobSpecError, validate_spec
 from .models import Agent, Job, JobSchedule, JobState
+from .signals import agent_first_registered
 
 logger = logging.getLogger(__name__)
 
@@ -90,6 +92,11 @@ def schedule_create(
         periodic_task.kwargs = json.dumps({"schedule_id": schedule.pk})
         periodic_task.save(update_fields=["kwargs"])
     return schedule
+
+
+@receiver(agent_first_registered)
+def _seed_on_first_registration(sender, agent: Agent, **kwargs) -> None:
+    schedule_seed_daily_quick(agent=agent)
 
 
 def schedule_seed_daily_quick(*, agent: Agent) -> JobSchedule | None:

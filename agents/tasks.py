@@ -18,7 +18,6 @@ from celery import shared_task
 from celery.exceptions import Reject, SoftTimeLimitExceeded
 from django.conf import settings
 
-from . import agent_runtime  # noqa: F401  (connects the agent's registration and heartbeat to worker start)
 from .control import DatabaseOutageTooLong, rejection_reason, sender_agent, through_database_outage
 from .signing import sign
 
@@ -86,7 +85,7 @@ def _refused(task_name: str, agent_name: str, what: str) -> None:
 )
 def run_job(self, job_id: str, spec: dict, agent_name: str) -> dict:
     """On the agent: run the job's items with the harness and send every result to the control plane."""
-    from .agent_job import execute_job
+    from .runner.job import execute_job
 
     send_report(job_started, job_id, agent_name)
     try:

@@ -57,13 +57,13 @@ class TrendsForm(forms.Form):
 
 
 def _precisions():
-    from agents.harness.backends.base import PRECISIONS
+    from agents.harness.names import PRECISIONS
 
     return [(name, name) for name in PRECISIONS]
 
 
 def _backends():
-    from agents.harness.backends import BACKENDS
+    from agents.harness.names import BACKENDS
 
     return [(name, name) for name in BACKENDS]
 
@@ -104,9 +104,9 @@ class EnqueueForm(forms.Form):
     time_limit_s = forms.IntegerField(label="Time limit (s)", min_value=60, initial=1800)
 
     def __init__(self, *args, **kwargs):
-        from agents.harness.workloads import WORKLOADS
+        from agents.harness.names import MODEL_CLASSES
         from agents.models import Agent
 
         super().__init__(*args, **kwargs)
         self.fields["agent"].queryset = Agent.objects.order_by("name")
-        self.fields["workloads"].choices = [(name, name) for name in WORKLOADS]
+        self.fields["workloads"].choices = [(name, name) for name in MODEL_CLASSES]

@@ -2,7 +2,8 @@
 
 import pytest
 
-from agents.jobspec import JobSpecError, plan_items, spec_errors, validate_spec
+from agents.jobspec import JobSpecError, spec_errors, validate_spec
+from agents.runner.plan import plan_items
 
 
 def test_a_spec_may_name_a_registry_workload_the_harness_runs():

@@ -16,8 +16,9 @@ from agents.harness.names import SCENARIOS, SIZES
 from agents.harness.suite import SUITES, Failure, Skip, plan_suite, plan_user_workload, run_suite
 from agents.harness.verdict import describe_accuracy
 from agents.ingest import QUARANTINED, STORED, ingest_result
-from agents.jobspec import plan_items, spec_errors
+from agents.jobspec import spec_errors
 from agents.models import BenchmarkRun, Endpoint
+from agents.runner.plan import plan_items
 
 BAR_WIDTH = 28
 

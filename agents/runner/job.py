@@ -16,7 +16,7 @@ from agents.harness.endpoints.run import run_endpoint_items
 from agents.harness.result import validate_result
 from agents.harness.suite import Failure, Skip, run_suite
 
-from .jobspec import plan_items
+from .plan import plan_items
 
 RUN_ID_NAMESPACE = uuid.UUID("6f1c2a52-0d7e-4f4e-9d55-6a1b7b0c2e11")
 

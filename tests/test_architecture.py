@@ -1,0 +1,55 @@
+"""The import contracts in .importlinter (run by `make check`) hold, and a violation breaks them (issue #18)."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ["inferledger", "agents", "accounting", "dashboard", "hardware_catalog", "workloads"]
+LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
+
+
+def lint_imports(tree: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--config", str(tree / ".importlinter"), "--no-cache"],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+    )
+
+
+@pytest.fixture
+def tree_copy(tmp_path):
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / ".importlinter", tmp_path / ".importlinter")
+    return tmp_path
+
+
+def test_the_tree_keeps_every_import_contract():
+    result = lint_imports(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    ("module", "line", "broken_contract"),
+    [
+        ("workloads/uses_django.py", "import django.conf\n", "The workload registry imports neither Django nor torch"),
+        ("agents/harness/uses_models.py", "from agents import models\n", "agents.harness imports no Django"),
+        ("dashboard/uses_torch.py", "import torch\n", "imports neither torch nor MLPerf"),
+        ("agents/runner/uses_orm.py", "from django.db import models\n", "agents.runner) imports no Django"),
+        ("accounting/uses_selectors.py", "from accounting import policy\n", None),
+    ],
+)
+def test_it_fails_on_a_deliberate_violation(tree_copy, module, line, broken_contract):
+    (tree_copy / module).write_text(line)
+    if broken_contract is None:  # a cycle: policy imports the new module back
+        policy = tree_copy / "accounting" / "policy.py"
+        policy.write_text("from . import uses_selectors  # noqa\n" + policy.read_text())
+        broken_contract = "No import cycles between the modules of one package BROKEN"
+    result = lint_imports(tree_copy)
+    assert result.returncode != 0
+    assert broken_contract in result.stdout
