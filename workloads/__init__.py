@@ -4,6 +4,7 @@ Use ``workloads.get(id)``, ``workloads.reference_for(model_class)``, ``workloads
 and ``workloads.published_benchmark(name)``; see ``registry.py`` for what a workload states.
 """
 
+from .lookup import get
 from .registry import (
     ENDPOINT,
     LLM_DECODER,
@@ -19,7 +20,6 @@ from .registry import (
     endpoint_workload,
     for_harness,
     for_model_class,
-    get,
     normalise_benchmark_name,
     published_benchmark,
     reference_for,

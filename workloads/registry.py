@@ -472,13 +472,11 @@ def endpoint_workload(workload_id: str) -> Workload:
 
 
 def get(workload_id: str) -> Workload:
-    """The workload ``workload_id``; raises UnknownWorkload naming the known ids."""
+    """A built-in or endpoint workload ``workload_id``; raises UnknownWorkload naming the known ids.
+
+    ``workloads.get`` (workloads/lookup.py) also resolves user-declared ``user:<name>`` ids."""
     if workload_id.startswith(f"{ENDPOINT}:"):
         return endpoint_workload(workload_id)
-    if workload_id.startswith("user:"):
-        from .user import user_workload
-
-        return user_workload(workload_id)
     try:
         return WORKLOADS[workload_id]
     except KeyError:
