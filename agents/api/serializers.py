@@ -36,13 +36,15 @@ class SpecSerializer(serializers.ModelSerializer):
     scenarios = serializers.ListField(child=serializers.CharField(), required=False)
     backends = serializers.ListField(child=serializers.CharField(), required=False)
     precisions = serializers.ListField(child=serializers.CharField(), required=False)
+    # Bounds are checked by agents.jobspec with the other spec rules, so one answer names every bad field.
     offline_batch_sizes = serializers.ListField(
-        child=serializers.IntegerField(min_value=1, max_value=MAX_BATCH_SIZE), max_length=MAX_SWEEP_POINTS,
-        required=False,
+        child=serializers.IntegerField(), required=False,
+        help_text=f"Whole numbers from 1 to {MAX_BATCH_SIZE}, at most {MAX_SWEEP_POINTS}",
     )  # fmt: skip
     server_load_fractions = serializers.ListField(
-        child=serializers.FloatField(min_value=0, max_value=2), max_length=MAX_SWEEP_POINTS, required=False
-    )
+        child=serializers.FloatField(), required=False,
+        help_text=f"Fractions of measured capacity from 0 to 2, at most {MAX_SWEEP_POINTS}",
+    )  # fmt: skip
     endpoint = serializers.SlugRelatedField(
         slug_field="name", queryset=Endpoint.objects.all(), required=False, allow_null=True,
         help_text="An endpoint's name: measure that server",
