@@ -41,6 +41,7 @@ def test_the_tree_keeps_every_import_contract():
         ("agents/harness/uses_models.py", "from agents import models\n", "agents.harness imports no Django"),
         ("dashboard/uses_torch.py", "import torch\n", "imports neither torch nor MLPerf"),
         ("agents/runner/uses_orm.py", "from django.db import models\n", "agents.runner) imports no Django"),
+        ("hardware_catalog/uses_accounting.py", "import accounting.policy\n", "Apps depend one way"),
         ("accounting/uses_selectors.py", "from accounting import policy\n", None),
     ],
 )
