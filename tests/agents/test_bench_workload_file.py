@@ -114,3 +114,24 @@ def test_it_rejects_a_malformed_declaration_before_running_anything(catalog, mod
     with pytest.raises(CommandError, match=r"path: .*broken.pt does not load as torchscript"):
         _bench(_declare(model_files, "torchscript", "broken.pt"), tmp_path / "out")
     assert not BenchmarkRun.objects.exists()
+
+
+def test_it_benchmarks_a_hugging_face_directory_loaded_offline(catalog, short_quick, tmp_path, monkeypatch):
+    from transformers import BertConfig, BertModel
+
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=100, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=32, max_position_embeddings=32)  # fmt: skip
+    BertModel(config).save_pretrained(tmp_path / "tiny-bert")  # config.json + model.safetensors
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # a hub download would fail here rather than pass
+    spec = tmp_path / "bert.yaml"
+    spec.write_text(
+        "name: tiny-bert\nformat: huggingface\npath: tiny-bert\nunit: samples\n"
+        "inputs:\n  - {name: input_ids, shape: [batch, 16], dtype: int64, range: [0, 100]}\n"
+    )
+    text = _bench(spec, tmp_path / "out", "--scenario", "single-stream")
+    assert "1 runs stored, 0 skipped, 0 quarantined, 0 failed" in text, text
+    run = BenchmarkRun.objects.get()
+    assert (run.workload_name, run.model_class, run.backend) == ("user:tiny-bert", "user", "eager")
+    assert run.parameters == sum(p.numel() for p in BertModel(config).parameters())
+    assert run.flops_per_inference > 0
