@@ -92,3 +92,14 @@ def test_a_user_id_resolves_in_any_process_to_a_workload_of_its_own():
     assert workload.id == "user:my-mlp" and workload.model_class == registry.USER and workload.user_defined
     with pytest.raises(registry.UnknownWorkload):
         registry.get("user:Not Valid")
+
+
+def test_it_refuses_output_tokens_for_a_model_file_until_generation_is_supported(tmp_path):
+    (tmp_path / "hf").mkdir()
+    (tmp_path / "hf" / "config.json").write_text("{}")
+    (tmp_path / "hf" / "model.safetensors").write_bytes(b"")
+    declaration = _spec(
+        format="huggingface", path="hf", unit="output_tokens", llm={"prompt_tokens": 8, "output_tokens": 4}
+    )
+    with pytest.raises(UserWorkloadError, match="unit: output_tokens is not supported yet"):
+        parse_spec(declaration, base_dir=tmp_path)
