@@ -67,6 +67,7 @@ test-browser: venv
 
 check: venv lint
 	$(VENV)/bin/lint-imports
+	DATABASE_URL=sqlite:///:memory: $(VENV)/bin/mypy
 	DATABASE_URL=sqlite:///:memory: $(PY) manage.py check
 	DATABASE_URL=sqlite:///:memory: $(PY) manage.py makemigrations --check --dry-run
 	DATABASE_URL=sqlite:///:memory: $(PY) manage.py spectacular --validate --fail-on-warn --file /dev/null

@@ -87,7 +87,7 @@ def _endpoint_spec_errors(spec: dict) -> dict[str, str]:
 
 def spec_errors(spec: dict, *, time_limit_max_s: int) -> dict[str, str]:
     """Each problem of a spec, keyed by field; empty when the spec can be planned."""
-    errors = {}
+    errors: dict[str, str] = {}
     if spec.get("endpoint") is not None:
         errors |= _endpoint_spec_errors(spec)
         spec = {key: value for key, value in spec.items() if key != "scenarios"}

@@ -116,7 +116,7 @@ class UserWorkloadSpec:
         return NATIVE_BACKEND[self.format]
 
     def to_dict(self) -> dict:
-        spec = {"name": self.name, "format": self.format, "path": self.path, "unit": self.unit,
+        spec: dict = {"name": self.name, "format": self.format, "path": self.path, "unit": self.unit,
                 "inputs": [dict(i) for i in self.inputs]}  # fmt: skip
         if self.title:
             spec["title"] = self.title

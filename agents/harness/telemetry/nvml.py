@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import threading
 import time
+from types import ModuleType
 
 
-def nvml_status() -> tuple[object | None, str]:
+def nvml_status() -> tuple[ModuleType | None, str]:
     """(pynvml module, "") when ``nvmlInit`` works, else (None, reason)."""
     try:
         import pynvml
