@@ -27,6 +27,13 @@ def batch_axes(input_names: list[str]) -> dict:
     return {name: {0: "batch"} for name in input_names} | {"output": {0: "batch"}}
 
 
+def exports_to_onnx(model_class: str, target: str) -> tuple[bool, str]:
+    """Whether ``export_onnx`` can export a model class (for ONNX Runtime, or a TensorRT engine built from it)."""
+    if model_class == "llm-decoder":
+        return False, f"the KV-cache generation loop is not exported to {target}"
+    return True, ""
+
+
 def export_onnx(model: nn.Module, example: tuple, path: str, names: list[str], axes: dict) -> None:
     """TorchScript-based export (``dynamo=False``): chosen deliberately because it needs only the
     ``onnx`` package, not ``onnxscript``; its deprecation and tracer warnings are expected here."""
@@ -96,9 +103,7 @@ class OnnxRuntimeBackend(Backend):
 
     @classmethod
     def supports_workload(cls, model_class: str) -> tuple[bool, str]:
-        if model_class == "llm-decoder":
-            return False, "the KV-cache generation loop is not exported to ONNX"
-        return True, ""
+        return exports_to_onnx(model_class, "ONNX")
 
     # Execution providers by device; a user's ONNX file on the tensorrt backend puts TensorRT's first.
     execution_providers: tuple[str, ...] | None = None

@@ -10,7 +10,7 @@ import torch
 from torch import nn
 
 from .base import Backend
-from .onnxruntime_backend import batch_axes, export_onnx
+from .onnxruntime_backend import batch_axes, export_onnx, exports_to_onnx
 
 MAX_BATCH = 64
 WORKSPACE_BYTES = 4 << 30
@@ -39,9 +39,7 @@ class TensorRTBackend(Backend):
 
     @classmethod
     def supports_workload(cls, model_class: str) -> tuple[bool, str]:
-        if model_class == "llm-decoder":
-            return False, "the KV-cache generation loop is not exported to a TensorRT engine"
-        return True, ""
+        return exports_to_onnx(model_class, "a TensorRT engine")
 
     def load(self, model: nn.Module, example: tuple[torch.Tensor, ...]) -> None:
         trt = _tensorrt()
