@@ -32,11 +32,14 @@ def token_length(help_text: str):
 class WorkloadQueryMixin(serializers.Serializer):
     """The workload an answer is for, and the SLA bounds it may be asked under (checked in accounting.policy)."""
 
-    workload = serializers.ChoiceField(
-        choices=WORKLOAD_IDS,
+    # A free-form id, checked by accounting.policy.resolve_workload (workloads.get): built-in ids and the
+    # user's own workloads (user:<name>, endpoint:<name>), each of which ranks only against itself.
+    workload = serializers.CharField(
         required=False,
-        help_text="Registry id of the workload (e.g. resnet50, llama2-70b-99). Default: the reference workload "
-        "of model_class. Smoke-test stand-ins (e.g. tabular-tiny) are answered only when named here.",
+        max_length=200,
+        help_text="Workload id: a registry id (" + ", ".join(WORKLOAD_IDS) + "), user:<name> for a declared model "
+        "file or endpoint:<name> for an endpoint. Default: the reference workload of model_class. Smoke-test "
+        "stand-ins (e.g. tabular-tiny) are answered only when named here.",
     )
     model_class = serializers.ChoiceField(
         choices=MODEL_CLASSES, required=False, help_text="Picks its reference workload when workload is omitted."

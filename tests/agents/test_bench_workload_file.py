@@ -135,3 +135,21 @@ def test_it_benchmarks_a_hugging_face_directory_loaded_offline(catalog, short_qu
     assert (run.workload_name, run.model_class, run.backend) == ("user:tiny-bert", "user", "eager")
     assert run.parameters == sum(p.numel() for p in BertModel(config).parameters())
     assert run.flops_per_inference > 0
+
+
+def test_a_user_workload_ranks_only_against_its_own_runs(catalog, model_files, short_quick, tmp_path, api):
+    _bench(_declare(model_files, "onnx", "mlp.onnx"), tmp_path / "out", "--scenario", "offline")
+    call_command("bench", "--workload", "tabular-tiny", "--scenario", "offline", "--out", str(tmp_path / "tiny"),
+                 "--rounds", "1", stdout=StringIO())  # fmt: skip
+    assert BenchmarkRun.objects.filter(workload_name="tabular-tiny").exists()
+    # LoadGen's verdict on a short run depends on the machine's load; pin it so only the workload filter decides.
+    BenchmarkRun.objects.update(loadgen_valid=True)
+
+    response = api.get("/api/v1/rankings/", {"workload": "user:mlp-onnx", "price_kind": "cloud_on_demand"})
+
+    assert response.status_code == 200, response.data
+    assert response.data["workload"]["id"] == "user:mlp-onnx"
+    listed = [row["run"] for row in response.data["rows"]] + [row["run"] for row in response.data["infeasible"]]
+    assert listed and {run["workload_name"] for run in listed} == {"user:mlp-onnx"}
+    other = api.get("/api/v1/rankings/", {"workload": "user:other", "price_kind": "cloud_on_demand"})
+    assert other.status_code == 200 and other.data["rows"] == [] and other.data["infeasible"] == []
