@@ -17,7 +17,7 @@ import traceback
 from django.conf import settings
 from django.db import close_old_connections, connection
 
-from .agent_job import execute_job
+from .runner.job import execute_job
 from .jobs import job_claim, job_fail, job_finish, job_ingest, job_progress, job_spec
 from .models import Job, JobState
 from .registry import agent_heartbeat, local_agent
