@@ -5,6 +5,10 @@ snapshots of the same series (`statistics.median_low`, so the median is an actua
 then the baseline the change is attributed against). Above the threshold an alarm is raised.
 N and the threshold are settings: ACCOUNTING_ALARM_WINDOW (default 5), ACCOUNTING_ALARM_THRESHOLD
 (default 0.10, i.e. 10 %).
+
+No alarm is raised for a change within the measured noise of the figures involved (accounting.noise:
+the spread of each point's rounds), and one change raises one alarm per (workload, accelerator, cost
+basis): the SLA series of the same accelerator that move because of the same runs and price rows share it.
 """
 
 import statistics
@@ -17,6 +21,7 @@ from django.utils import timezone
 
 from .attribution import FACTORS, CostState, attribute
 from .models import CostAlarm, CostSnapshot
+from .noise import point_rounds, throughput_noise, within_noise
 
 
 def alarm_window() -> int:
@@ -46,6 +51,10 @@ def check_regression(snapshot: CostSnapshot) -> CostAlarm | None:
     if change <= threshold:
         return None
     baseline = next(s for s in history if s.cost_per_million_usd == median)
+    if _within_measured_noise(baseline, snapshot):
+        return None
+    if _alarm_for_the_same_change(baseline, snapshot) is not None:
+        return None  # already raised on this accelerator's series under another SLA
     explained = attribute(CostState.of_snapshot(baseline), CostState.of_snapshot(snapshot))
     attribution = explained.as_dict() | {
         "baseline_run": str(baseline.run_id),
@@ -68,6 +77,42 @@ def check_regression(snapshot: CostSnapshot) -> CostAlarm | None:
         return CostAlarm.objects.filter(snapshot=snapshot).first()
 
 
+def _hourly_usd(snapshot):
+    return (
+        snapshot.capex_usd_per_hour + snapshot.opex_usd_per_hour + snapshot.cloud_usd_per_hour
+        + snapshot.power_usd_per_hour
+    )  # fmt: skip
+
+
+def _within_measured_noise(baseline: CostSnapshot, snapshot: CostSnapshot) -> bool:
+    noise = throughput_noise(
+        point_rounds(baseline.run, baseline.point.index), point_rounds(snapshot.run, snapshot.point.index)
+    )
+    return within_noise(
+        baseline_throughput_per_s=baseline.throughput_per_s,
+        throughput_per_s=snapshot.throughput_per_s,
+        baseline_usd_per_hour=_hourly_usd(baseline),
+        usd_per_hour=_hourly_usd(snapshot),
+        noise_fraction=noise,
+    )
+
+
+def _alarm_for_the_same_change(baseline: CostSnapshot, snapshot: CostSnapshot) -> CostAlarm | None:
+    """An alarm already raised for this change on the same workload, accelerator and cost basis: for a price
+    change, the same old and new price rows (whichever run or SLA series); otherwise the same runs too."""
+    same = CostAlarm.objects.filter(
+        snapshot__workload_name=snapshot.workload_name,
+        snapshot__accelerator_id=snapshot.accelerator_id,
+        snapshot__price_kind=snapshot.price_kind,
+        snapshot__utilization=snapshot.utilization,
+        snapshot__price_id=snapshot.price_id,
+        baseline__price_id=baseline.price_id,
+    )
+    if baseline.price_id == snapshot.price_id:  # not a price change: the change is the runs'
+        same = same.filter(snapshot__run_id=snapshot.run_id, baseline__run_id=baseline.run_id)
+    return same.exclude(snapshot=snapshot).first()
+
+
 def _sentence(snapshot, baseline, change, explained, count) -> str:
     parts = ", ".join(
         f"{name} {explained.parts_usd_per_million[name]:+.4f} USD ({explained.shares[name]:.1%})" for name in FACTORS
@@ -79,7 +124,10 @@ def _sentence(snapshot, baseline, change, explained, count) -> str:
 
 
 def check_regressions(snapshots: list[CostSnapshot]) -> list[CostAlarm]:
-    alarms = [check_regression(snapshot) for snapshot in sorted(snapshots, key=lambda s: (s.effective_at, s.pk))]
+    # The no-SLA series first: one change raises one alarm, and it lands on the series the trends page
+    # shows by default (best throughput, no SLA).
+    order = sorted(snapshots, key=lambda s: (s.effective_at, s.sla_p99_ms is not None, s.pk))
+    alarms = [check_regression(snapshot) for snapshot in order]
     return [alarm for alarm in alarms if alarm is not None]
 
 

@@ -4,7 +4,9 @@
 project's static files, see dashboard.staticfiles): figures never pull a script from a CDN.
 """
 
+import math
 from collections.abc import Iterable
+from datetime import timedelta
 from decimal import Decimal
 
 import plotly.graph_objects as go
@@ -23,9 +25,10 @@ COLORS = {
 }
 LAYOUT = {
     "template": "plotly_white",
-    "margin": {"l": 60, "r": 20, "t": 40, "b": 50},
+    "margin": {"l": 70, "r": 20, "t": 40, "b": 110},
     "font": {"family": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif", "size": 12},
-    "legend": {"orientation": "h", "y": -0.2},
+    # Below the axis title, anchored by its top: a legend never covers the plot.
+    "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": -0.28, "yanchor": "top"},
     "hoverlabel": {"align": "left"},
 }
 
@@ -46,6 +49,62 @@ def _figure(title: str, *, x_title: str, y_title: str) -> go.Figure:
     fig = go.Figure()
     fig.update_layout(title={"text": title, "x": 0}, xaxis_title=x_title, yaxis_title=y_title, **LAYOUT)
     return fig
+
+
+def money_tickformat(values: Iterable[float]) -> str:
+    """A d3 format for a dollar axis: plain decimals (never SI prefixes such as "600µ"), as many as the
+    smallest tick step needs to show two significant digits (ticks are about a fifth of the largest value)."""
+    largest = max((abs(float(v)) for v in values if v is not None), default=0.0)
+    if largest <= 0:
+        return ",.2f"
+    decimals = max(2, math.ceil(-math.log10(largest / 5)) + 1)
+    return f",.{min(decimals, 10)}f"
+
+
+def money_axis(fig: go.Figure, values: Iterable[float], *, axis: str = "y") -> None:
+    """Format an axis as US dollars."""
+    update = fig.update_yaxes if axis == "y" else fig.update_xaxes
+    update(tickprefix="$", tickformat=money_tickformat(values), exponentformat="none")
+
+
+def say_single_point(fig: go.Figure, what: str) -> None:
+    """A chart with one point says so instead of drawing a degenerate curve."""
+    fig.add_annotation(
+        text=f"One {what} only: no curve to draw",
+        xref="paper",
+        yref="paper",
+        x=0.5,
+        y=1.0,
+        yanchor="bottom",
+        showarrow=False,
+        font={"color": "#666"},
+        name="single-point",
+    )
+
+
+def time_axis(fig: go.Figure, times: list) -> None:
+    """A date axis that makes sense for one timestamp (a day around it, labelled) and for years."""
+    times = [t for t in times if t is not None]
+    if not times:
+        return
+    first, last = min(times), max(times)
+    if last - first < timedelta(days=1):
+        middle = first + (last - first) / 2
+        fig.update_xaxes(
+            range=[middle - timedelta(hours=12), middle + timedelta(hours=12)], tickformat="%H:%M\n%b %d, %Y"
+        )
+        fig.add_annotation(
+            text=f"One date only: {first:%Y-%m-%d}",
+            xref="paper",
+            yref="paper",
+            x=1.0,
+            xanchor="right",
+            y=1.0,
+            yanchor="bottom",
+            showarrow=False,
+            font={"color": "#666"},
+            name="one-date",
+        )
 
 
 def ranking_bars(rows, *, unit: str) -> go.Figure:
@@ -76,6 +135,7 @@ def ranking_bars(rows, *, unit: str) -> go.Figure:
                 hovertemplate=f"%{{x}}<br>{component}: $%{{y:,.4f}} per 1M<extra></extra>",
             )
     fig.update_layout(barmode="stack", bargap=0.4)
+    money_axis(fig, [float(row.cost_per_million_usd) for row in rows])
     return fig
 
 
@@ -83,10 +143,12 @@ def pareto(points, *, sla_p99_ms: float | None, chosen_index: int | None, unit: 
     """p99 latency against throughput across operating points, with the SLA line and the chosen point."""
     points = sorted(points, key=lambda p: p.throughput_per_s)
     fig = _figure("Latency vs throughput", x_title=f"Throughput ({unit}/s)", y_title="p99 latency (ms)")
+    if len(points) == 1:
+        say_single_point(fig, "operating point")
     fig.add_scatter(
         x=[p.throughput_per_s for p in points],
         y=[p.latency_p99_ms for p in points],
-        mode="lines+markers",
+        mode="lines+markers" if len(points) > 1 else "markers",
         name="operating points",
         text=[_point_label(p) for p in points],
         hovertemplate="%{text}<br>%{x:,.1f}/s, p99 %{y:,.3f} ms<extra></extra>",
@@ -202,6 +264,10 @@ def price_history(prices, *, purchase: bool) -> go.Figure:
             text=[p.instance_type or "" for p in rows],
             hovertemplate="%{x|%Y-%m-%d}: $%{y:,.4f} %{text}<extra>" + label + "</extra>",
         )
+    money_axis(fig, [float(p.usd_per_accelerator) for p in prices])
+    time_axis(fig, [p.effective_from for p in prices])
+    if len(prices) == 1:
+        say_single_point(fig, "price")
     return fig
 
 
@@ -216,7 +282,7 @@ def cost_series(series: dict[str, list], *, alarms: Iterable = (), title: str, u
         fig.add_scatter(
             x=[row.effective_at for row in rows],
             y=[float(row.cost_per_million_usd) for row in rows],
-            mode="lines+markers",
+            mode="lines+markers" if len(rows) > 1 else "markers",
             line_shape="hv",
             name=label,
             hovertemplate="%{x|%Y-%m-%d %H:%M}: $%{y:,.4f} per 1M<extra>" + label + "</extra>",
@@ -233,6 +299,11 @@ def cost_series(series: dict[str, list], *, alarms: Iterable = (), title: str, u
             hovertemplate="%{text}<extra>alarm</extra>",
         )
     fig.update_yaxes(rangemode="tozero")
+    all_rows = [row for rows in series.values() for row in rows]
+    money_axis(fig, [float(row.cost_per_million_usd) for row in all_rows])
+    time_axis(fig, [row.effective_at for row in all_rows])
+    if series and all(len(rows) == 1 for rows in series.values()):
+        say_single_point(fig, "snapshot per series")
     return fig
 
 
@@ -246,4 +317,5 @@ def before_after(*, before_usd, after_usd, unit: str = "inferences") -> go.Figur
         textposition="auto",
         hovertemplate="%{x}: $%{y:,.4f} per 1M<extra></extra>",
     )
+    money_axis(fig, [float(before_usd), float(after_usd)])
     return fig

@@ -26,10 +26,50 @@ def points_table(points, *, unit: str, chosen_index) -> Table:
         Column("Compute mean (ms)", lambda p: p.compute_mean_ms, "ms"),
         Column("Power mean (W)", lambda p: p.power_w_mean, "number"),
         Column("Queries (count)", lambda p: p.query_count, "int"),
-        Column("LoadGen", lambda p: "VALID" if p.loadgen_valid else "INVALID"),
+        Column("LoadGen", loadgen_verdict),
         Column("Chosen under SLA", lambda p: "yes" if p.index == chosen_index else ""),
     ]
+    if any(p.ttft_p99_ms is not None or p.tpot_p99_ms is not None for p in points):  # LLM runs
+        columns[-2:-2] = [
+            Column("TTFT p50 (ms)", lambda p: p.ttft_p50_ms, "ms"),
+            Column("TTFT p99 (ms)", lambda p: p.ttft_p99_ms, "ms"),
+            Column("TPOT p50 (ms)", lambda p: p.tpot_p50_ms, "ms"),
+            Column("TPOT p99 (ms)", lambda p: p.tpot_p99_ms, "ms"),
+            Column("Interactivity p99 (tokens/s per user)", _interactivity_tokens_per_s, "number"),
+        ]
+    for kind in ("summary", "detail"):
+        columns.append(
+            Column(
+                f"LoadGen {kind} log",
+                lambda p, kind=kind: f"loadgen-{kind}-point-{p.index}.txt" if _log(p, kind) else "",
+                link=lambda p, kind=kind: _log_link(p, kind),
+            )
+        )
     return Table("points", "Operating points", columns, points, empty="This run has no operating points.")
+
+
+def loadgen_verdict(point) -> str:
+    """VALID, or INVALID with LoadGen's reasons in words."""
+    if point.loadgen_valid:
+        return "VALID"
+    reasons = "; ".join(str(reason) for reason in point.loadgen_reasons or [])
+    return f"INVALID: {reasons}" if reasons else "INVALID (LoadGen gave no reason)"
+
+
+def _interactivity_tokens_per_s(point):
+    """Tokens per second one user sees after the first token: 1000 / TPOT p99."""
+    return 1000.0 / point.tpot_p99_ms if point.tpot_p99_ms else None
+
+
+def _log(point, kind: str) -> bool:
+    """Whether the point has the log, from the page's annotation (the logs themselves are not loaded)."""
+    return bool(getattr(point, f"has_loadgen_{kind}_log", False))
+
+
+def _log_link(point, kind: str) -> str | None:
+    if not _log(point, kind):
+        return None
+    return reverse("dashboard:loadgen-log", args=[point.run_id, point.index, kind])
 
 
 def endpoint_points_table(points) -> Table:

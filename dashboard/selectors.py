@@ -6,7 +6,7 @@ Costs come from accounting (rankings, snapshots, alarms); this module only fetch
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.db.models import Count
+from django.db.models import BooleanField, Count, ExpressionWrapper, Q
 from django.shortcuts import get_object_or_404
 
 from accounting import operating_points, policy
@@ -42,7 +42,11 @@ class RunPage:
 
 def run_page(run_id, *, sla_p99_ms=None, point_index=None) -> RunPage:
     run = get_object_or_404(BenchmarkRun.objects.select_related("accelerator"), pk=run_id)
-    points = list(run.points.defer(*_HEAVY_POINT_FIELDS).order_by("index"))
+    has_log = {
+        f"has_loadgen_{kind}_log": ExpressionWrapper(~Q(**{f"loadgen_{kind}_log": ""}), output_field=BooleanField())
+        for kind in ("summary", "detail")
+    }  # the logs themselves stay deferred: the page links to them
+    points = list(run.points.defer(*_HEAVY_POINT_FIELDS).annotate(**has_log).order_by("index"))
     workload = policy.workload_of(run)
     sla = Sla(p99_ms=sla_p99_ms) if sla_p99_ms is not None else default_sla(workload)
     chosen, reason = None, "no operating points"

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.http import Http404, HttpResponse
+from django.utils import timezone
 from django.utils.text import slugify
 
 from inferledger.csv_cells import safe_row
@@ -51,22 +52,30 @@ def _csv_value(value) -> str:
     return str(value)
 
 
-def csv_response(table: Table, *, filename_prefix: str) -> HttpResponse:
+def csv_response(table: Table, *, filename_prefix: str, context: dict | None = None) -> HttpResponse:
+    """The table as CSV; ``context`` (workload, SLA, cost basis ...) and the as-of time are columns on every row,
+    so a row copied elsewhere still says what it was computed under."""
+    if context:
+        context = {**context, "as of (UTC)": timezone.now().strftime("%Y-%m-%dT%H:%M:%SZ")}
+    context = context or {}
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{slugify(filename_prefix)}-{table.name}.csv"'
     writer = csv.writer(response)
-    writer.writerow(safe_row(column.header for column in table.columns))
+    writer.writerow(safe_row([*(column.header for column in table.columns), *context]))
+    context_cells = [_csv_value(value) for value in context.values()]
     for row in table.rows:
-        writer.writerow(safe_row(_csv_value(column.value(row)) for column in table.columns))
+        writer.writerow(safe_row([*(_csv_value(column.value(row)) for column in table.columns), *context_cells]))
     return response
 
 
-def export_or_none(request, tables: list[Table], *, filename_prefix: str) -> HttpResponse | None:
+def export_or_none(
+    request, tables: list[Table], *, filename_prefix: str, context: dict | None = None
+) -> HttpResponse | None:
     """The CSV for `?export=<name>` when asked for; 404 for an unknown table name."""
     name = request.GET.get("export")
     if not name:
         return None
     for table in tables:
         if table.name == name:
-            return csv_response(table, filename_prefix=filename_prefix)
+            return csv_response(table, filename_prefix=filename_prefix, context=context)
     raise Http404(f"no table named {name!r} on this page")

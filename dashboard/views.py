@@ -20,8 +20,8 @@ from .forms import CompareForm, EnqueueForm, OverviewForm, TrendsForm
 from .tables import export_or_none
 
 
-def _page(request, template: str, context: dict, *, tables: list, filename: str):
-    export = export_or_none(request, tables, filename_prefix=filename)
+def _page(request, template: str, context: dict, *, tables: list, filename: str, export_context: dict | None = None):
+    export = export_or_none(request, tables, filename_prefix=filename, context=export_context)
     if export is not None:
         return export
     return render(request, template, {**context, "tables": {table.name: table for table in tables}})
@@ -90,7 +90,14 @@ def overview(request):
         figures.render(figures.ranking_bars(result.rows, unit=result.unit), "ranking-chart") if result.rows else None
     )
     context = {"form": form, "ranking": result, "chart": chart, "sla": sla}
-    return _page(request, "dashboard/overview.html", context, tables=tables, filename=f"overview-{workload.id}")
+    export_context = {
+        "workload": workload.id,
+        "SLA p99 (ms)": sla.p99_ms if sla.p99_ms is not None else "none",
+        "cost basis (price kind)": params["price_kind"] or "cloud_on_demand",
+        "utilization": params["utilization"] or 1,
+    }
+    return _page(request, "dashboard/overview.html", context, tables=tables, filename=f"overview-{workload.id}",
+                 export_context=export_context)  # fmt: skip
 
 
 @login_required
@@ -197,7 +204,13 @@ def trends(request):
         )
     tables = [page_tables.snapshots_table(page.snapshots)]
     context = {"form": form, "page": page, "chart": chart}
-    return _page(request, "dashboard/trends.html", context, tables=tables, filename=f"trends-{page.workload}")
+    export_context = {
+        "workload": page.workload,
+        "SLA p99 (ms)": data.get("sla_p99_ms") or "none (best throughput)",
+        "cost basis (price kind)": data.get("price_kind") or "cloud_on_demand",
+    }
+    return _page(request, "dashboard/trends.html", context, tables=tables, filename=f"trends-{page.workload}",
+                 export_context=export_context)  # fmt: skip
 
 
 @login_required
@@ -310,3 +323,22 @@ def _is_uuid(value: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+@login_required
+def loadgen_log(request, run_id, index: int, kind: str):
+    """LoadGen's own summary or detail log of one operating point, as it wrote it."""
+    from django.http import Http404, HttpResponse
+    from django.shortcuts import get_object_or_404
+
+    from agents.models import OperatingPoint
+
+    if kind not in ("summary", "detail"):
+        raise Http404("the log is 'summary' or 'detail'")
+    point = get_object_or_404(OperatingPoint, run_id=run_id, index=index)
+    text = getattr(point, f"loadgen_{kind}_log")
+    if not text:
+        raise Http404(f"point {index} of run {run_id} has no LoadGen {kind} log stored")
+    response = HttpResponse(text, content_type="text/plain; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="run-{run_id}-point-{index}-loadgen-{kind}.txt"'
+    return response

@@ -71,6 +71,18 @@ def test_it_downloads_the_ranking_as_csv_with_units_in_the_headers(dashboard_dat
     assert costs == sorted(costs)
 
 
+def test_a_ranking_csv_states_its_workload_sla_cost_basis_and_as_of_on_every_row(
+    dashboard_data, logged_in, loose_sla_ms
+):
+    query = f"model_class=tabular&sla_p99_ms={loose_sla_ms}&price_kind=cloud_on_demand&export=ranking"
+    rows = _rows(logged_in.get(f"/?{query}"))
+    assert len(rows) > 1
+    for row in rows[1:]:
+        context = dict(zip(rows[0], row, strict=True))
+        assert context["workload"].startswith("tabular") and float(context["SLA p99 (ms)"]) == loose_sla_ms
+        assert context["cost basis (price kind)"] == "cloud_on_demand" and context["as of (UTC)"].endswith("Z")
+
+
 def test_it_answers_an_unknown_csv_table_with_404(dashboard_data, logged_in):
     assert logged_in.get("/?export=nope").status_code == 404
 
@@ -186,3 +198,21 @@ def test_it_refuses_enqueue_from_non_staff(agent, logged_in):
     response = logged_in.post("/jobs/", {"agent": agent.pk, "suite": "quick", "time_limit_s": 600})
     assert response.status_code == 403
     assert not Job.objects.exists()
+
+
+def test_a_run_page_says_why_a_point_is_invalid_and_links_loadgens_logs(dashboard_data, logged_in):
+    from agents.models import OperatingPoint
+
+    run = next(run for run in dashboard_data["cpu"] if run.scenario == "server")
+    point = run.points.order_by("index").first()
+    OperatingPoint.objects.filter(pk=point.pk).update(
+        loadgen_valid=False, loadgen_reasons=["99th percentile latency exceeds the target latency"]
+    )
+    text = logged_in.get(f"/runs/{run.pk}/").content.decode()
+    assert "INVALID: 99th percentile latency exceeds the target latency" in text
+    summary_url = f"/runs/{run.pk}/points/{point.index}/loadgen-summary.txt"
+    assert point.loadgen_summary_log and summary_url in text
+    download = logged_in.get(summary_url)
+    assert download.status_code == 200 and download.content.decode() == point.loadgen_summary_log
+    assert "attachment" in download["Content-Disposition"]
+    assert logged_in.get(f"/runs/{run.pk}/points/{point.index}/loadgen-nope.txt").status_code == 404
