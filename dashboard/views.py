@@ -69,6 +69,12 @@ def overview(request):
     if workload is None:
         workload = policy.resolve_workload(model_class="tabular")
         sla = selectors.default_sla(workload)
+    if "sla_p99_ms" not in request.GET and sla is not None and sla.p99_ms is not None:
+        # The SLA box shows the SLA actually applied, so pressing Rank untouched keeps the same answer.
+        shown = request.GET.copy()
+        shown["sla_p99_ms"] = f"{float(sla.p99_ms):g}"
+        form = OverviewForm(shown)
+        form.is_valid()
     result = ranking(
         workload=workload.id,
         sla_p99_ms=sla.p99_ms,

@@ -71,18 +71,6 @@ def test_it_downloads_the_ranking_as_csv_with_units_in_the_headers(dashboard_dat
     assert costs == sorted(costs)
 
 
-def test_a_ranking_csv_states_its_workload_sla_cost_basis_and_as_of_on_every_row(
-    dashboard_data, logged_in, loose_sla_ms
-):
-    query = f"model_class=tabular&sla_p99_ms={loose_sla_ms}&price_kind=cloud_on_demand&export=ranking"
-    rows = _rows(logged_in.get(f"/?{query}"))
-    assert len(rows) > 1
-    for row in rows[1:]:
-        context = dict(zip(rows[0], row, strict=True))
-        assert context["workload"].startswith("tabular") and float(context["SLA p99 (ms)"]) == loose_sla_ms
-        assert context["cost basis (price kind)"] == "cloud_on_demand" and context["as of (UTC)"].endswith("Z")
-
-
 def test_it_answers_an_unknown_csv_table_with_404(dashboard_data, logged_in):
     assert logged_in.get("/?export=nope").status_code == 404
 
