@@ -17,10 +17,10 @@ import traceback
 from django.conf import settings
 from django.db import close_old_connections, connection
 
-from .runner.job import execute_job
 from .jobs import job_claim, job_fail, job_finish, job_ingest, job_progress, job_spec
 from .models import Job, JobState
 from .registry import agent_heartbeat, local_agent
+from .runner.job import execute_job
 
 logger = logging.getLogger(__name__)
 POLL_S = 2.0
@@ -71,8 +71,11 @@ def _heartbeat(name: str, stop: threading.Event, interval_s: float) -> None:
             connection.close()
 
 
-def serve_local_agent(name: str = "local", stop: threading.Event | None = None, poll_s: float = POLL_S) -> None:
-    """Register, heartbeat and run queued jobs until ``stop`` is set or the process that started us exits."""
+def serve_local_agent(
+    name: str = "local", stop: threading.Event | None = None, poll_s: float = POLL_S, once: bool = False
+) -> None:
+    """Register, heartbeat and run queued jobs until ``stop`` is set or the process that started us exits
+    (with ``once``: run the jobs queued now, then return)."""
     stop = stop or threading.Event()
     parent_pid = os.getppid()
     agent = local_agent(name)
@@ -88,11 +91,14 @@ def serve_local_agent(name: str = "local", stop: threading.Event | None = None, 
         while not stop.is_set():
             if os.getppid() != parent_pid:  # make run (our parent) has gone: so do we
                 return
-            close_old_connections()
+            if not connection.in_atomic_block:  # inside a caller's transaction (a test's), it owns the connection
+                close_old_connections()
             try:
                 run_pending_local_jobs(agent.name)
             except Exception:
                 logger.exception("local agent: a job could not be run")
+            if once:
+                return
             stop.wait(poll_s)
     finally:
         stop.set()

@@ -9,12 +9,12 @@ pytestmark = pytest.mark.django_db
 
 
 def test_it_registers_the_local_host_when_no_broker_is_configured(catalog, capsys):
-    call_command("run_agent", "--name", "local")
-    assert "registered this host as agent 'local'" in capsys.readouterr().out
+    call_command("run_agent", "--name", "local", "--once")
+    assert "this host is the built-in agent 'local'" in capsys.readouterr().out
     assert Agent.objects.get(name="local").devices[0]["type"] in ("cpu", "cuda")
 
 
-def test_it_enqueues_a_job_that_runs_in_process(catalog, capsys, django_capture_on_commit_callbacks):
+def test_it_enqueues_a_job_that_the_local_agent_runs(catalog, capsys, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):  # outside a test, the commit dispatches it
         call_command(
             "enqueue", "--workload", "tabular", "--scenario", "single-stream", "--backend", "eager", "--precision",
@@ -22,6 +22,11 @@ def test_it_enqueues_a_job_that_runs_in_process(catalog, capsys, django_capture_
         )  # fmt: skip
     job = Job.objects.get()
     assert f"job {job.pk} on agent local" in capsys.readouterr().out
+    assert job.state == "queued"  # no job runs inside the command (or an HTTP request) that creates it
+
+    call_command("run_agent", "--name", "local", "--once")
+
+    job.refresh_from_db()
     assert job.state == "succeeded" and BenchmarkRun.objects.filter(job=job).count() == 1
 
 

@@ -29,8 +29,12 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--name", required=True, help="Agent name (letters, digits, - and _).")
         parser.add_argument("--loglevel", default="INFO")
+        parser.add_argument(
+            "--once", action="store_true",
+            help="Without a broker: register, run the jobs queued for this agent now, then exit.",
+        )  # fmt: skip
 
-    def handle(self, *args, name, loglevel, **options):
+    def handle(self, *args, name, loglevel, once=False, **options):
         if not name.replace("-", "").replace("_", "").isalnum():
             raise CommandError("--name may contain only letters, digits, '-' and '_'")
         if not settings.CELERY_BROKER_URL:
@@ -41,7 +45,7 @@ class Command(BaseCommand):
                 "in this process, one at a time, until stopped (the embedded default). Set CELERY_BROKER_URL "
                 "to run a Celery worker instead."
             )
-            serve_local_agent(name=name)
+            serve_local_agent(name=name, once=once)
             return
         argv = worker_argv(name, loglevel)
         self.stdout.write(f"Starting agent {name}: celery -A inferledger {shlex.join(argv)}")
