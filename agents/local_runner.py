@@ -17,7 +17,7 @@ import traceback
 from django.conf import settings
 from django.db import close_old_connections, connection
 
-from .jobs import job_claim, job_fail, job_finish, job_ingest, job_progress, job_spec
+from .jobs import job_claim, job_fail, job_finish, job_ingest, job_progress, job_spec, spec_for_agent
 from .models import Job, JobState
 from .registry import agent_heartbeat, local_agent
 from .runner.job import execute_job
@@ -34,7 +34,7 @@ def run_local_job(job: Job) -> None:
     try:
         report = execute_job(
             job_id,
-            job_spec(job),
+            spec_for_agent(job_spec(job)),  # the same JSON an agent gets through the broker
             progress=lambda percent, point: job_progress(job_id=job_id, percent=percent, point=point),
             deliver=lambda payload: job_ingest(job_id=job_id, payload=payload),
         )

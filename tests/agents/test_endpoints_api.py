@@ -9,6 +9,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from agents.harness.endpoints.engines.noop_server import NoopServer
+from agents.local_runner import run_pending_local_jobs
 from agents.models import BenchmarkRun, Endpoint, Job
 
 pytestmark = pytest.mark.django_db
@@ -59,9 +60,13 @@ def test_a_job_measures_the_endpoint_in_process_and_shows_no_secret(
     caplog.set_level(logging.DEBUG)
     staff_api.post("/api/v1/endpoints/", declaration(), format="json")
     spec = {"endpoint": "noop", "concurrency_max": 2, "min_duration_ms": 300, "min_query_count": 8, "time_limit_s": 120}
-    with NoopServer(PORT, api_key=SECRET), django_capture_on_commit_callbacks(execute=True):
-        response = staff_api.post("/api/v1/jobs/", spec, format="json")
-    job = Job.objects.get(pk=response.data["id"])
+    with NoopServer(PORT, api_key=SECRET):
+        with django_capture_on_commit_callbacks(execute=True):
+            response = staff_api.post("/api/v1/jobs/", spec, format="json")
+        job = Job.objects.get(pk=response.data["id"])
+        assert job.state == "queued"  # the request only queues it; the built-in local agent runs it
+        assert run_pending_local_jobs() == 1
+    job.refresh_from_db()
     assert job.state == "succeeded", job.error
     run = BenchmarkRun.objects.get(job=job)
     point = run.points.first()

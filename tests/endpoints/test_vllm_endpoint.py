@@ -7,6 +7,7 @@ import logging
 import pytest
 
 from agents.harness.endpoints.metrics import scrape
+from agents.local_runner import run_pending_local_jobs
 from agents.models import BenchmarkRun, Endpoint, Job
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
@@ -34,8 +35,11 @@ def test_an_agent_job_benchmarks_the_vllm_server_and_stores_what_the_server_coun
     with django_capture_on_commit_callbacks(execute=True):
         response = staff_api.post("/api/v1/jobs/", spec, format="json")
     assert response.status_code == 201, response.data
-    after = scrape(vllm_server.metrics_url)
     job = Job.objects.get(pk=response.data["id"])
+    assert job.state == "queued"  # the request only queues it; the built-in local agent (no broker) runs it
+    assert run_pending_local_jobs() == 1
+    after = scrape(vllm_server.metrics_url)
+    job.refresh_from_db()
     assert job.state == "succeeded", job.error
     runs = {run.scenario: run for run in BenchmarkRun.objects.filter(job=job)}
     assert set(runs) == {"concurrency-sweep", "server"}
