@@ -148,7 +148,7 @@ def price_rise(dashboard_data):
 
 @pytest.fixture
 def loose_sla_ms(dashboard_data) -> int:
-    """An SLA every device of ``dashboard_data`` meets: twice the slowest device's best p99 (VALID runs).
+    """An SLA every VALID run of ``dashboard_data`` meets: twice the slowest run's best p99.
 
     The local CPU's latency is a measurement of this machine and its load (a busy 2-core box measured
     tabular-tiny's best p99 at 25 ms where a quiet one measures well under 1 ms), so the SLA is read
@@ -156,8 +156,12 @@ def loose_sla_ms(dashboard_data) -> int:
     """
     import math
 
+    # Every VALID run's best point, not only each device's best run: the compare page puts the CPU's int8 run
+    # beside its fp32 one, and both must meet the SLA for the page to have a chart.
     best_p99_ms = [
-        min(point.latency_p99_ms for run in device_runs if run.loadgen_valid for point in run.points.all())
+        min(point.latency_p99_ms for point in run.points.all())
         for device_runs in dashboard_data.values()
+        for run in device_runs
+        if run.loadgen_valid
     ]
     return math.ceil(2 * max(best_p99_ms))
