@@ -16,6 +16,16 @@ COLUMNS = [
 ]  # fmt: skip
 
 
+def error_csv(data) -> str:
+    """An error answer (400, 401) as CSV, keeping its JSON-like shape: one field per line."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["field", "error"])
+    for field, errors in (data or {}).items():
+        writer.writerow(safe_row([field, "; ".join(map(str, errors if isinstance(errors, list) else [errors]))]))
+    return out.getvalue()
+
+
 class RankingCSVRenderer(BaseRenderer):
     media_type = "text/csv"
     format = "csv"
@@ -26,13 +36,7 @@ class RankingCSVRenderer(BaseRenderer):
         writer = csv.DictWriter(out, fieldnames=COLUMNS, extrasaction="ignore")
         if not isinstance(data, dict) or "rows" not in data:
             # Errors (400, 401) keep their JSON-like shape, one field per line.
-            writer = csv.writer(out)
-            writer.writerow(["field", "error"])
-            for field, errors in (data or {}).items():
-                writer.writerow(
-                    safe_row([field, "; ".join(map(str, errors if isinstance(errors, list) else [errors]))])
-                )
-            return out.getvalue().encode(self.charset)
+            return error_csv(data).encode(self.charset)
         writer.writeheader()
         for row in data["rows"]:
             writer.writerow(safe_dict(_ranked(row, data["unit"])))

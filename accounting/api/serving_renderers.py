@@ -5,7 +5,9 @@ import io
 
 from rest_framework.renderers import BaseRenderer
 
-from inferledger.csv_cells import safe_dict, safe_row
+from inferledger.csv_cells import safe_dict
+
+from .renderers import error_csv
 
 COLUMNS = [
     "rank", "status", "tied_with_next", "accelerator", "backend", "precision", "origin",
@@ -25,13 +27,7 @@ class ServingRankingCSVRenderer(BaseRenderer):
     def render(self, data, accepted_media_type=None, renderer_context=None):
         out = io.StringIO()
         if not isinstance(data, dict) or "refused" not in data:
-            writer = csv.writer(out)
-            writer.writerow(["field", "error"])
-            for field, errors in (data or {}).items():
-                writer.writerow(
-                    safe_row([field, "; ".join(map(str, errors if isinstance(errors, list) else [errors]))])
-                )
-            return out.getvalue().encode(self.charset)
+            return error_csv(data).encode(self.charset)
         writer = csv.DictWriter(out, fieldnames=COLUMNS, extrasaction="ignore")
         writer.writeheader()
         target = data["target_interactivity_tps_per_user"]
