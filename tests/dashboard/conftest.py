@@ -12,6 +12,8 @@ from datetime import timedelta
 
 import pytest
 
+from .browser import CHROMIUM, CHROMIUM_ARGS, Browser, require_chromium
+
 QUICK_SETTINGS = {
     "rounds": 1,
     "min_duration_ms": 200,
@@ -165,3 +167,21 @@ def loose_sla_ms(dashboard_data) -> int:
         if run.loadgen_valid
     ]
     return math.ceil(2 * max(best_p99_ms))
+
+
+@pytest.fixture
+def browser(live_server, user, monkeypatch):
+    """A headless Chromium logged in as the analyst on the live server (skips, or fails under CI, without it)."""
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API runs an event loop in this thread; the ORM calls the tests make around it
+    # are still plain synchronous calls.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        session = Browser(chromium, live_server.url)
+        session.log_in("analyst", "pw-analyst-123")
+        yield session
+        session.close()
+        chromium.close()

@@ -5,26 +5,7 @@ from decimal import Decimal
 import pytest
 from django.db.models import Min
 
-from .browser import CHROMIUM, CHROMIUM_ARGS, Browser, require_chromium
-
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def browser(live_server, user, monkeypatch):
-    require_chromium()
-    from playwright.sync_api import sync_playwright
-
-    # Playwright's sync API runs an event loop in this thread; the ORM calls the tests make around it
-    # are still plain synchronous calls.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        session = Browser(chromium, live_server.url)
-        session.log_in("analyst", "pw-analyst-123")
-        yield session
-        session.close()
-        chromium.close()
 
 
 def _tight_sla_ms(runs) -> Decimal:

@@ -5,24 +5,7 @@ import pytest
 from tests.accounting.conftest import make_run  # noqa: F401 - the fixture that stores runs
 from tests.accounting.serving.data import make_sweep
 
-from .browser import CHROMIUM, CHROMIUM_ARGS, Browser, require_chromium
-
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def browser(live_server, user, monkeypatch):
-    require_chromium()
-    from playwright.sync_api import sync_playwright
-
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        session = Browser(chromium, live_server.url)
-        session.log_in("analyst", "pw-analyst-123")
-        yield session
-        session.close()
-        chromium.close()
 
 
 def test_it_draws_the_fronts_the_target_and_the_readings(make_accelerator, make_price, make_run, browser):  # noqa: F811
