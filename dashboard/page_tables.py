@@ -2,6 +2,8 @@
 
 from django.urls import reverse
 
+from agents.point_logs import has_log
+
 from .tables import Column, Table
 
 
@@ -41,7 +43,7 @@ def points_table(points, *, unit: str, chosen_index) -> Table:
         columns.append(
             Column(
                 f"LoadGen {kind} log",
-                lambda p, kind=kind: f"loadgen-{kind}-point-{p.index}.txt" if _log(p, kind) else "",
+                lambda p, kind=kind: f"loadgen-{kind}-point-{p.index}.txt" if has_log(p, kind) else "",
                 link=lambda p, kind=kind: _log_link(p, kind),
             )
         )
@@ -61,13 +63,8 @@ def _interactivity_tokens_per_s(point):
     return 1000.0 / point.tpot_p99_ms if point.tpot_p99_ms else None
 
 
-def _log(point, kind: str) -> bool:
-    """Whether the point has the log, from the page's annotation (the logs themselves are not loaded)."""
-    return bool(getattr(point, f"has_loadgen_{kind}_log", False))
-
-
 def _log_link(point, kind: str) -> str | None:
-    if not _log(point, kind):
+    if not has_log(point, kind):
         return None
     return reverse("dashboard:loadgen-log", args=[point.run_id, point.index, kind])
 

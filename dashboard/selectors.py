@@ -6,17 +6,17 @@ Costs come from accounting (rankings, snapshots, alarms); this module only fetch
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.db.models import BooleanField, Count, ExpressionWrapper, Q
+from django.db.models import Count
 from django.shortcuts import get_object_or_404
 
 from accounting import operating_points, policy
 from accounting.models import CostAlarm, CostSnapshot
 from accounting.operating_points import Sla
 from agents.models import BenchmarkRun, OperatingPoint
+from agents.point_logs import with_log_flags
 from hardware_catalog.models import Accelerator, Price
 
 _HEAVY_RUN_FIELDS = ("payload", "environment", "settings", "telemetry", "accuracy")
-_HEAVY_POINT_FIELDS = ("details", "loadgen_summary_log", "loadgen_detail_log")
 RUNS_SHOWN = 100
 NO_SLA = {"sla_p99_ms": None, "sla_ttft_p99_ms": None, "sla_tpot_p99_ms": None}
 SNAPSHOTS_SHOWN = 5000
@@ -42,11 +42,8 @@ class RunPage:
 
 def run_page(run_id, *, sla_p99_ms=None, point_index=None) -> RunPage:
     run = get_object_or_404(BenchmarkRun.objects.select_related("accelerator"), pk=run_id)
-    has_log = {
-        f"has_loadgen_{kind}_log": ExpressionWrapper(~Q(**{f"loadgen_{kind}_log": ""}), output_field=BooleanField())
-        for kind in ("summary", "detail")
-    }  # the logs themselves stay deferred: the page links to them
-    points = list(run.points.defer(*_HEAVY_POINT_FIELDS).annotate(**has_log).order_by("index"))
+    # The logs themselves stay deferred: the page links to them.
+    points = list(with_log_flags(run.points.defer("details")).order_by("index"))
     workload = policy.workload_of(run)
     sla = Sla(p99_ms=sla_p99_ms) if sla_p99_ms is not None else default_sla(workload)
     chosen, reason = None, "no operating points"

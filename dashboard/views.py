@@ -14,6 +14,7 @@ from agents.harness.verdict import describe_accuracy
 from agents.jobs import job_create
 from agents.jobspec import JobSpecError
 from agents.models import Agent, Job
+from agents.point_logs import log_download
 
 from . import figures, page_tables, selectors
 from .forms import CompareForm, EnqueueForm, OverviewForm, TrendsForm
@@ -334,17 +335,4 @@ def _is_uuid(value: str) -> bool:
 @login_required
 def loadgen_log(request, run_id, index: int, kind: str):
     """LoadGen's own summary or detail log of one operating point, as it wrote it."""
-    from django.http import Http404, HttpResponse
-    from django.shortcuts import get_object_or_404
-
-    from agents.models import OperatingPoint
-
-    if kind not in ("summary", "detail"):
-        raise Http404("the log is 'summary' or 'detail'")
-    point = get_object_or_404(OperatingPoint, run_id=run_id, index=index)
-    text = getattr(point, f"loadgen_{kind}_log")
-    if not text:
-        raise Http404(f"point {index} of run {run_id} has no LoadGen {kind} log stored")
-    response = HttpResponse(text, content_type="text/plain; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="run-{run_id}-point-{index}-loadgen-{kind}.txt"'
-    return response
+    return log_download(run_id, index, kind)

@@ -4,9 +4,15 @@ from datetime import UTC
 
 import django_filters
 from django.core.exceptions import ValidationError
-from rest_framework import serializers, viewsets
+from django.db.models import Prefetch
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
+from rest_framework import renderers, serializers, viewsets
+from rest_framework.decorators import action
+from rest_framework.reverse import reverse
 
 from ..models import BenchmarkRun, OperatingPoint, PublishedResult
+from ..point_logs import LOG_KINDS, has_log, log_download, with_log_flags
 
 
 class UTCIsoDateTimeField(django_filters.fields.IsoDateTimeField):
@@ -52,6 +58,8 @@ class RunFilterSet(django_filters.FilterSet):
 
 
 class OperatingPointSerializer(serializers.ModelSerializer):
+    loadgen_logs = serializers.SerializerMethodField()
+
     class Meta:
         model = OperatingPoint
         fields = [
@@ -60,8 +68,24 @@ class OperatingPointSerializer(serializers.ModelSerializer):
             "latency_p99_ms", "latency_p99_9_ms", "latency_max_ms", "query_count", "sample_count",
             "queue_wait_mean_ms", "queue_wait_p99_ms", "batch_formation_mean_ms", "compute_mean_ms",
             "ttft_p50_ms", "ttft_p99_ms", "tpot_p50_ms", "tpot_p99_ms", "output_tokens_per_s",
-            "power_w_mean", "energy_j_per_inference", "loadgen_valid", "loadgen_reasons", "details",
+            "power_w_mean", "energy_j_per_inference", "loadgen_valid", "loadgen_reasons", "loadgen_logs", "details",
         ]  # fmt: skip
+
+    @extend_schema_field(
+        {
+            "type": "object",
+            "properties": {kind: {"type": "string", "format": "uri", "nullable": True} for kind in LOG_KINDS},
+            "description": "URLs to download LoadGen's summary and detail logs of this point; null where not stored.",
+        }
+    )
+    def get_loadgen_logs(self, point) -> dict:
+        request = self.context.get("request")
+        return {
+            kind: reverse("benchmarkrun-loadgen-log", args=[point.run_id, point.index, kind], request=request)
+            if has_log(point, kind)
+            else None
+            for kind in LOG_KINDS
+        }
 
 
 class PublishedResultSerializer(serializers.ModelSerializer):
@@ -91,10 +115,41 @@ class RunSerializer(serializers.ModelSerializer):
         ]  # fmt: skip
 
 
+class PlainTextRenderer(renderers.BaseRenderer):
+    media_type = "text/plain"
+    format = "txt"
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        return data if isinstance(data, bytes | str) else str(data)
+
+
 class RunViewSet(viewsets.ReadOnlyModelViewSet):
     """Benchmark runs with their operating points; filter by workload, backend, precision, accelerator …"""
 
-    queryset = BenchmarkRun.objects.select_related("accelerator", "published").prefetch_related("points")
+    queryset = BenchmarkRun.objects.select_related("accelerator", "published").prefetch_related(
+        Prefetch("points", queryset=with_log_flags(OperatingPoint.objects.all()))
+    )
     serializer_class = RunSerializer
     filterset_class = RunFilterSet
     ordering_fields = ["started_at", "ingested_at"]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("index", int, OpenApiParameter.PATH, description="The operating point's index."),
+            OpenApiParameter("kind", str, OpenApiParameter.PATH, enum=list(LOG_KINDS)),
+        ],
+        responses={(200, "text/plain"): OpenApiTypes.STR, 404: OpenApiResponse(description="No such point or log")},
+    )
+    @action(
+        detail=True,
+        url_path=r"points/(?P<index>[0-9]+)/loadgen-(?P<kind>summary|detail)",
+        url_name="loadgen-log",
+        renderer_classes=[PlainTextRenderer],
+        filter_backends=[],
+        pagination_class=None,
+    )
+    def loadgen_log(self, request, pk=None, index=None, kind=None):
+        """LoadGen's summary or detail log of one operating point of the run, as LoadGen wrote it."""
+        run = self.get_object()  # the run's own permissions and 404
+        return log_download(run.pk, int(index), kind)

@@ -24,3 +24,33 @@ def test_it_keeps_runs_read_only(staff_api, catalog, result_payload):
 
 def test_it_refuses_anonymous_readers(anonymous_api):
     assert anonymous_api.get("/api/v1/runs/").status_code == 401
+
+
+def test_it_links_each_points_loadgen_logs_and_serves_them_to_readers_of_the_run(
+    api, anonymous_api, catalog, result_payload
+):
+    ingest_result(result_payload, source="test")
+    run_id = result_payload["run_id"]
+    point = api.get(f"/api/v1/runs/{run_id}/").data["points"][0]
+    stored = result_payload["points"][0]["loadgen"]
+    assert stored["summary_log"] and stored["detail_log"]
+    for kind in ("summary", "detail"):
+        url = point["loadgen_logs"][kind]
+        assert url.endswith(f"/api/v1/runs/{run_id}/points/{point['index']}/loadgen-{kind}/")
+        download = api.get(url)
+        assert download.status_code == 200
+        assert download.content.decode() == stored[f"{kind}_log"]
+        assert download["Content-Type"].startswith("text/plain")
+        assert "attachment" in download["Content-Disposition"]
+        assert anonymous_api.get(url).status_code == 401  # as for the run itself
+    assert api.get(f"/api/v1/runs/{run_id}/points/99/loadgen-summary/").status_code == 404
+
+
+def test_it_gives_no_log_link_where_no_log_was_stored(api, catalog, result_payload):
+    for point in result_payload["points"]:
+        point["loadgen"]["detail_log"] = ""
+    ingest_result(result_payload, source="test")
+    run_id = result_payload["run_id"]
+    point = api.get(f"/api/v1/runs/{run_id}/").data["points"][0]
+    assert point["loadgen_logs"]["detail"] is None and point["loadgen_logs"]["summary"]
+    assert api.get(f"/api/v1/runs/{run_id}/points/{point['index']}/loadgen-detail/").status_code == 404
