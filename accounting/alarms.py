@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from .attribution import FACTORS, CostState, attribute
 from .models import CostAlarm, CostSnapshot
+from .money import usd_text
 from .noise import point_rounds, throughput_noise, within_noise
 
 
@@ -114,12 +115,17 @@ def _alarm_for_the_same_change(baseline: CostSnapshot, snapshot: CostSnapshot) -
 
 
 def _sentence(snapshot, baseline, change, explained, count) -> str:
+    """The alarm in words, with each cause's part in dollars at its own magnitude (the parts sum to the rise)."""
+    per = f"per 1M {snapshot.unit.replace('_', ' ')}"
     parts = ", ".join(
-        f"{name} {explained.parts_usd_per_million[name]:+.4f} USD ({explained.shares[name]:.1%})" for name in FACTORS
+        f"{name} {usd_text(explained.parts_usd_per_million[name], signed=True)} {per} ({explained.shares[name]:.1%})"
+        for name in FACTORS
+        if explained.parts_usd_per_million[name]
     )
     return (
-        f"Cost per million rose {change:.1%} to {snapshot.cost_per_million_usd} USD against the trailing median "
-        f"{baseline.cost_per_million_usd} USD of {count} snapshot(s). Change by cause: {parts}."
+        f"Cost per million rose {change:.1%} to {usd_text(explained.after_usd_per_million)} {per} against the "
+        f"trailing median {usd_text(explained.before_usd_per_million)} of {count} snapshot(s), "
+        f"under {snapshot.sla_label}, {snapshot.cost_basis}. Change by cause: {parts}."
     )
 
 

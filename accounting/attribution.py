@@ -7,8 +7,9 @@ electricity; zero for cloud, where power is in the price), T the throughput, u t
     ln(C1/C0) = ln(H1/H0) - ln(T1/T0) - ln(u1/u0)
     ln(H1/H0) = (P1 - P0) / L(H1, H0) + (W1 - W0) / L(H1, H0)      with L(a, b) = (a - b) / ln(a / b), L(a, a) = a
 
-so the log change splits exactly into price, power and throughput terms (utilization is fixed in
-snapshots). Each term times L(C1, C0) is its part of C1 - C0 in USD per million, and the parts add up
+so the log change splits exactly into price, power, throughput and utilization terms (utilization is
+fixed within one snapshot series, so an alarm's utilization part is zero; a caller comparing two
+utilizations gets its part). Each term times L(C1, C0) is its part of C1 - C0 in USD per million, and the parts add up
 to C1 - C0; each term over ln(C1/C0) is its share, and the shares add up to 1. Figures use the
 unrounded cost (hourly / throughput), so the parts sum to the total without rounding residue.
 """
@@ -16,7 +17,8 @@ unrounded cost (hourly / throughput), so the parts sum to the total without roun
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 
-FACTORS = ("price", "throughput", "power")
+FACTORS = ("price", "throughput", "utilization", "power")
+STORED_QUANTUM = Decimal("0.000000000001")
 
 
 @dataclass(frozen=True)
@@ -54,14 +56,16 @@ class Attribution:
     shares: dict[str, Decimal]
 
     def as_dict(self) -> dict:
+        # Twelve decimals: the costs per million of small workloads are fractions of a cent, and their parts
+        # smaller still (six decimals wrote a $0.0000004 part as 0.000000).
         return {
             "method": "log-mean Divisia (LMDI-I)",
-            "before_usd_per_million": str(self.before_usd_per_million.quantize(Decimal("0.000001"))),
-            "after_usd_per_million": str(self.after_usd_per_million.quantize(Decimal("0.000001"))),
-            "change_usd_per_million": str(self.change_usd_per_million.quantize(Decimal("0.000001"))),
+            "before_usd_per_million": str(self.before_usd_per_million.quantize(STORED_QUANTUM)),
+            "after_usd_per_million": str(self.after_usd_per_million.quantize(STORED_QUANTUM)),
+            "change_usd_per_million": str(self.change_usd_per_million.quantize(STORED_QUANTUM)),
             "factors": {
                 name: {
-                    "usd_per_million": str(self.parts_usd_per_million[name].quantize(Decimal("0.000001"))),
+                    "usd_per_million": str(self.parts_usd_per_million[name].quantize(STORED_QUANTUM)),
                     "share": str(self.shares[name].quantize(Decimal("0.0001"))),
                 }
                 for name in FACTORS
@@ -74,7 +78,7 @@ def _log_mean(a: Decimal, b: Decimal) -> Decimal:
 
 
 def attribute(before: CostState, after: CostState) -> Attribution:
-    """Split after - before into price, throughput and power parts that sum to the total."""
+    """Split after - before into price, throughput, utilization and power parts that sum to the total."""
     with localcontext() as context:
         context.prec = 40
         cost_before, cost_after = before.cost_per_million_usd, after.cost_per_million_usd
@@ -83,9 +87,8 @@ def attribute(before: CostState, after: CostState) -> Attribution:
             "price": (after.price_usd_per_hour - before.price_usd_per_hour) / hourly_mean,
             "power": (after.power_usd_per_hour - before.power_usd_per_hour) / hourly_mean,
             "throughput": -(after.throughput_per_s / before.throughput_per_s).ln(),
+            "utilization": -(after.utilization / before.utilization).ln(),
         }
-        utilization_log = -(after.utilization / before.utilization).ln()
-        logs["throughput"] += utilization_log  # fixed in snapshots; kept with throughput if a caller varies it
         total_log = (cost_after / cost_before).ln()
         cost_mean = _log_mean(cost_after, cost_before)
         parts = {name: logs[name] * cost_mean for name in FACTORS}

@@ -77,6 +77,22 @@ class CostSnapshot(models.Model):
     def __str__(self):
         return f"{self.accelerator_id}/{self.workload_name} {self.price_kind}: ${self.cost_per_million_usd}/M"
 
+    @property
+    def sla(self):
+        """The SLA this figure was computed under (accounting.operating_points.Sla; Sla() is none)."""
+        from .operating_points import Sla
+
+        return Sla(p99_ms=self.sla_p99_ms, ttft_p99_ms=self.sla_ttft_p99_ms, tpot_p99_ms=self.sla_tpot_p99_ms)
+
+    @property
+    def sla_label(self) -> str:
+        return str(self.sla) if self.sla else "no SLA (best throughput)"
+
+    @property
+    def cost_basis(self) -> str:
+        """How the hour is priced: the price kind and the utilization it is spread over."""
+        return f"{self.price_kind} at {self.utilization:.0%} utilization"
+
 
 class CostAlarm(models.Model):
     """A snapshot that rose above the trailing median of its series, with the change explained."""

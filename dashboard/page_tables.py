@@ -2,8 +2,10 @@
 
 from django.urls import reverse
 
+from accounting.money import usd_text
 from agents.point_logs import has_log
 
+from .selectors import attribution_parts
 from .tables import Column, Table
 
 
@@ -240,13 +242,21 @@ def alarms_table(alarms) -> Table:
             link=lambda a: _accelerator_link(a.snapshot.accelerator),
         ),
         Column("Workload", lambda a: a.snapshot.workload_name),
-        Column("Price kind", lambda a: a.snapshot.price_kind),
+        Column("SLA", lambda a: a.snapshot.sla_label),
+        Column("Cost basis", lambda a: a.snapshot.cost_basis),
         Column("Change (%)", lambda a: a.change_fraction, "pct"),
         Column("Cost per 1M (USD)", lambda a: a.snapshot.cost_per_million_usd, "usd"),
-        Column("Why", lambda a: a.explanation),
+        Column("Change by cause (USD per 1M)", _alarm_causes),
+        Column("Why", lambda a: a.explanation, "note"),
     ]
     return Table(
         "alarms", "Open alarms", columns, alarms, empty="No open alarms: costs are within their trailing medians."
+    )
+
+
+def _alarm_causes(alarm) -> str:
+    return "; ".join(
+        f"{name} {usd_text(usd, signed=True)} ({share:.0%})" for name, usd, share in attribution_parts(alarm)
     )
 
 

@@ -11,6 +11,7 @@ from django.shortcuts import get_object_or_404
 
 from accounting import operating_points, policy
 from accounting.models import CostAlarm, CostSnapshot
+from accounting.money import usd_text
 from accounting.operating_points import Sla
 from agents.models import BenchmarkRun, OperatingPoint
 from agents.point_logs import with_log_flags
@@ -113,15 +114,19 @@ def open_alarms(limit: int = 10) -> list[CostAlarm]:
 
 def alarm_hover(alarm: CostAlarm) -> str:
     """The alarm's attribution in a few lines: how much of the change each cause explains."""
-    factors = (alarm.attribution or {}).get("factors", {})
-    lines = [f"+{alarm.change_fraction * 100:.1f}% vs trailing median"]
-    for name in ("price", "throughput", "power"):
-        part = factors.get(name)
-        if part:
-            lines.append(
-                f"{name}: {Decimal(part['usd_per_million']):+.4f} USD/1M ({Decimal(part['share']) * 100:.0f}%)"
-            )
+    snapshot = alarm.snapshot
+    lines = [f"+{alarm.change_fraction * 100:.1f}% vs trailing median", f"{snapshot.sla_label}, {snapshot.cost_basis}"]
+    per = f"per 1M {snapshot.unit.replace('_', ' ')}"
+    for name, usd_per_million, share in attribution_parts(alarm):
+        lines.append(f"{name}: {usd_text(usd_per_million, signed=True)} {per} ({share * 100:.0f}%)")
     return "<br>".join(lines)
+
+
+def attribution_parts(alarm: CostAlarm) -> list[tuple[str, Decimal, Decimal]]:
+    """(cause, USD per million, share) for each cause that moved the cost, as the alarm stored them."""
+    factors = (alarm.attribution or {}).get("factors", {})
+    parts = [(name, Decimal(part["usd_per_million"]), Decimal(part["share"])) for name, part in factors.items()]
+    return [part for part in parts if part[1]]
 
 
 @dataclass

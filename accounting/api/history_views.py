@@ -101,6 +101,22 @@ class CostAlarmSerializer(serializers.ModelSerializer):
     accelerator = serializers.IntegerField(source="snapshot.accelerator_id", read_only=True)
     workload_name = serializers.CharField(source="snapshot.workload_name", read_only=True)
     price_kind = serializers.CharField(source="snapshot.price_kind", read_only=True)
+    utilization = serializers.DecimalField(
+        source="snapshot.utilization", max_digits=7, decimal_places=6, read_only=True
+    )
+    sla_p99_ms = serializers.DecimalField(
+        source="snapshot.sla_p99_ms", max_digits=12, decimal_places=3, read_only=True, allow_null=True
+    )
+    sla_ttft_p99_ms = serializers.DecimalField(
+        source="snapshot.sla_ttft_p99_ms", max_digits=12, decimal_places=3, read_only=True, allow_null=True
+    )
+    sla_tpot_p99_ms = serializers.DecimalField(
+        source="snapshot.sla_tpot_p99_ms", max_digits=12, decimal_places=3, read_only=True, allow_null=True
+    )
+    sla = serializers.CharField(source="snapshot.sla_label", read_only=True, help_text="The SLA, in words.")
+    cost_basis = serializers.CharField(
+        source="snapshot.cost_basis", read_only=True, help_text="Price kind and utilization, in words."
+    )
     cost_per_million_usd = serializers.DecimalField(
         source="snapshot.cost_per_million_usd", max_digits=20, decimal_places=4, read_only=True
     )
@@ -115,7 +131,8 @@ class CostAlarmSerializer(serializers.ModelSerializer):
     class Meta:
         model = CostAlarm
         fields = [
-            "id", "snapshot", "baseline", "accelerator", "workload_name", "price_kind", "cost_per_million_usd",
+            "id", "snapshot", "baseline", "accelerator", "workload_name", "sla", "sla_p99_ms", "sla_ttft_p99_ms",
+            "sla_tpot_p99_ms", "cost_basis", "price_kind", "utilization", "cost_per_million_usd",
             "baseline_cost_per_million_usd", "change_fraction", "threshold_fraction", "window_size", "attribution",
             "explanation", "run", "baseline_run", "price", "baseline_price", "created_at", "acknowledged_at",
             "acknowledged_by",

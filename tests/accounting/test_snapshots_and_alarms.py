@@ -90,15 +90,22 @@ def test_it_raises_an_alarm_that_attributes_the_change_to_price_and_throughput(m
     assert factors["price"]["share"] == "0.2993"
     assert factors["throughput"]["share"] == "0.7007"
     assert factors["power"]["share"] == "0.0000"
+
     # In money: total 0.763888… - 0.555555… = 0.208333…;
     # price 0.208333 * 0.299291 = 0.062352, throughput 0.208333 * 0.700709 = 0.145981
-    assert alarm.attribution["change_usd_per_million"] == "0.208333"
-    assert factors["price"]["usd_per_million"] == "0.062352"
-    assert factors["throughput"]["usd_per_million"] == "0.145981"
+    def usd(text):
+        return Decimal(text).quantize(Decimal("0.000001"))
+
+    assert usd(alarm.attribution["change_usd_per_million"]) == Decimal("0.208333")
+    assert usd(factors["price"]["usd_per_million"]) == Decimal("0.062352")
+    assert usd(factors["throughput"]["usd_per_million"]) == Decimal("0.145981")
+    assert Decimal(factors["utilization"]["usd_per_million"]) == 0  # fixed within a series
     parts = sum(Decimal(f["usd_per_million"]) for f in factors.values())
-    assert parts == pytest.approx(Decimal("0.208333"), abs=Decimal("0.000002"))
+    assert parts == pytest.approx(Decimal(alarm.attribution["change_usd_per_million"]), abs=Decimal("1e-11"))
     assert alarm.attribution["baseline_run"] != alarm.attribution["run"]
     assert "rose 37.5%" in alarm.explanation
+    assert "price +$0.0624 per 1M samples (29.9%)" in alarm.explanation
+    assert "throughput +$0.146 per 1M samples (70.1%)" in alarm.explanation
 
 
 def test_it_lists_alarms_and_lets_only_staff_acknowledge_them(make_accelerator, make_price, make_run, api, staff_api):
@@ -110,7 +117,15 @@ def test_it_lists_alarms_and_lets_only_staff_acknowledge_them(make_accelerator, 
 
     listed = api.get("/api/v1/alarms/?acknowledged=false")
     assert listed.status_code == 200
-    assert alarm.pk in [row["id"] for row in listed.data["results"]]
+    row = next(row for row in listed.data["results"] if row["id"] == alarm.pk)
+    # The SLA and the cost basis as columns: the alarm says what it was computed under.
+    assert (row["sla"], row["sla_p99_ms"], row["cost_basis"]) == (
+        "no SLA (best throughput)",
+        None,
+        "cloud_on_demand at 100% utilization",
+    )
+    assert (row["price_kind"], row["utilization"]) == ("cloud_on_demand", "1.000000")
+    assert "throughput +$0.556 per 1M samples (100.0%)" in row["explanation"]  # 0.5556 -> 1.1111: all throughput
     assert api.post(f"/api/v1/alarms/{alarm.pk}/ack/").status_code == 403
     acked = staff_api.post(f"/api/v1/alarms/{alarm.pk}/ack/")
     assert acked.status_code == 200 and acked.data["acknowledged_at"] is not None

@@ -121,6 +121,17 @@ def test_it_marks_alarms_on_the_trend_with_their_attribution(
     assert "vs trailing median" in text and "price: +" in text  # the alarm's hover text
     overview = logged_in.get("/").content.decode()
     assert "Cost per million rose" in overview  # open alarms listed on the overview
+    # One alarm per (workload, accelerator, basis), its SLA and basis as columns, its causes in real money.
+    header, *alarms = _rows(logged_in.get("/?export=alarms"))
+    assert len(alarms) == 1
+    alarm = dict(zip(header, alarms[0], strict=True))
+    assert alarm["SLA"] == "no SLA (best throughput)"
+    assert alarm["Cost basis"] == "cloud_on_demand at 100% utilization"
+    assert (
+        alarm["Change by cause (USD per 1M)"].startswith("price +$0.")
+        and "(100%)" in alarm["Change by cause (USD per 1M)"]
+    )
+    assert "0.0000 " not in alarm["Why"] and "+$0.00 " not in alarm["Why"]
 
 
 def test_it_compares_two_run_sets_with_annual_savings(
