@@ -8,14 +8,16 @@ Every answer is for ONE workload of the registry (`workloads/`), stored on a run
     the unit of its model class (output tokens for llm-decoder, else inferences) with no standard SLA.
 Runs that count: `BenchmarkRun.objects.that_count()` (LoadGen VALID, accuracy guard not failed), and
 per (accelerator, origin, workload, backend, precision, scenario) only the latest by `started_at`
-(ties broken by id) among those started at or before `as_of`; measured runs only, unless published
-results are asked for (`include_external`). Standard SLAs come from the registry: `standard_slas_ms`
+(ties broken by id) among those started at or before `as_of`. Which published (MLPerf) results join the
+measured runs is one rule, `Published` (below): by default they fill in for the accelerators that have no
+measured run of the workload. Standard SLAs come from the registry: `standard_slas_ms`
 (p99 bounds) and, for LLM workloads, `standard_llm_slas` (MLPerf's TTFT/TPOT bounds).
 """
 
 from decimal import Decimal
+from enum import StrEnum
 
-from django.db.models import F, Window
+from django.db.models import Exists, F, OuterRef, Q, Window
 from django.db.models.functions import RowNumber
 
 import workloads
@@ -35,6 +37,51 @@ class ParameterError(ValueError):
     def __init__(self, field: str, message: str):
         self.field = field
         super().__init__(message)
+
+
+class Published(StrEnum):
+    """Which published (MLPerf) results an answer ranks beside the measured runs.
+
+    FILL (the default): a published result counts for an accelerator only when that accelerator has no
+    measured run of the workload among the runs the same question counts (same as_of, precision,
+    backend), so every accelerator is ranked, by its own measurement where there is one. NONE: measured
+    runs only. ALL: measured and published side by side. The API's older boolean `include_external`
+    maps onto it: true = ALL, false = NONE (`published_rule`).
+    """
+
+    FILL = "fill"
+    NONE = "none"
+    ALL = "all"
+
+    @property
+    def description(self) -> str:
+        return PUBLISHED_DESCRIPTIONS[self]
+
+
+PUBLISHED_DESCRIPTIONS = {
+    Published.FILL: "published results for accelerators with no measured run of the workload",
+    Published.NONE: "measured runs only",
+    Published.ALL: "measured and published results side by side",
+}
+DEFAULT_PUBLISHED = Published.FILL
+
+
+def published_rule(
+    *, published: str | None = None, include_external: bool | None = None, default: Published = DEFAULT_PUBLISHED
+) -> Published:
+    """The `published` rule asked for: `published` when given, else the older `include_external` flag
+    (true = all, false = none), else `default`. Conflicting values are refused, naming the field."""
+    implied = None if include_external is None else (Published.ALL if include_external else Published.NONE)
+    if published:
+        chosen = Published(published)
+        if implied is not None and implied != chosen:
+            raise ParameterError(
+                "include_external",
+                f"include_external={str(include_external).lower()} contradicts published={chosen.value}: "
+                "give one of them (include_external=true is published=all, false is published=none)",
+            )
+        return chosen
+    return implied or default
 
 
 def resolve_workload(*, workload: str | None = None, model_class: str | None = None) -> Workload:
@@ -116,14 +163,19 @@ def unit_for(workload: Workload) -> str:
 
 
 def eligible_runs(
-    *, workload: str | None, as_of=None, include_external=False, precision=None, backend=None, accelerator_ids=None
+    *,
+    workload: str | None,
+    as_of=None,
+    published: Published = DEFAULT_PUBLISHED,
+    precision=None,
+    backend=None,
+    accelerator_ids=None,
 ):
-    """Runs that count for `workload` (None: for each run's own workload, as snapshots use them)."""
+    """Runs that count for `workload` (None: for each run's own workload, as snapshots use them), with the
+    published results `published` asks for (see `Published`)."""
     runs = BenchmarkRun.objects.that_count()
     if workload is not None:
         runs = runs.filter(workload_name=workload)
-    if not include_external:
-        runs = runs.filter(origin=RunOrigin.MEASURED)
     if as_of is not None:
         runs = runs.filter(started_at__lte=as_of)
     if precision:
@@ -132,6 +184,14 @@ def eligible_runs(
         runs = runs.filter(backend=backend)
     if accelerator_ids is not None:
         runs = runs.filter(accelerator_id__in=accelerator_ids)
+    measured = runs.filter(origin=RunOrigin.MEASURED)
+    if published == Published.NONE:
+        return measured
+    if published == Published.FILL:
+        measured_here = measured.filter(
+            accelerator_id=OuterRef("accelerator_id"), workload_name=OuterRef("workload_name")
+        )
+        return runs.filter(Q(origin=RunOrigin.MEASURED) | ~Exists(measured_here))
     return runs
 
 

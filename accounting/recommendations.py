@@ -120,7 +120,7 @@ def recommend(
     max_utilization=Decimal("0.7"),
     budget_usd_per_month=None,
     as_of=None,
-    include_external=False,
+    published: policy.Published = policy.DEFAULT_PUBLISHED,
 ) -> Plan:
     """Options across the allowed price kinds, cheapest per month first; over-budget ones flagged, not hidden."""
     costing.to_decimal(annual_volume, "annual_volume")
@@ -133,7 +133,7 @@ def recommend(
     for kind in price_kinds:
         result = ranking(
             workload=chosen.id, sla_p99_ms=sla_p99_ms, ttft_p99_ms=ttft_p99_ms, tpot_p99_ms=tpot_p99_ms,
-            price_kind=kind, as_of=as_of, include_external=include_external,
+            price_kind=kind, as_of=as_of, published=published,
             input_tokens_per_request=input_tokens_per_request, output_tokens_per_request=output_tokens_per_request,
         )  # fmt: skip
         for row in result.rows:

@@ -13,7 +13,7 @@ from decimal import Decimal
 
 from django.utils import timezone
 
-from agents.models import BenchmarkRun, OperatingPoint, RunOrigin
+from agents.models import BenchmarkRun, OperatingPoint, PublishedResult
 from hardware_catalog.models import Accelerator, OnPremAssumptions, Price, PriceKind
 from hardware_catalog.selectors import cheapest_prices_in_force, onprem_assumptions_in_force
 from workloads import Workload
@@ -22,22 +22,12 @@ from . import costing, llm, operating_points, policy
 from .models import CostSnapshot
 from .offerings import offer_at_point
 from .operating_points import Sla
+from .provenance import published_by_source, published_of, source_label
 
 _HEAVY_POINT_FIELDS = ("details", "loadgen_summary_log", "loadgen_detail_log", "loadgen_reasons")
 _HEAVY_RUN_FIELDS = ("payload", "environment", "settings", "telemetry", "accuracy")
 # One ranking row per (accelerator, origin, published source, accelerator count).
 ROW_PARTITION = ["run__accelerator_id", "run__origin", "run__external_source", "run__accelerator_count"]
-
-
-def source_label(origin: str, external_source: str, agent_name: str | None = None) -> str:
-    """Where a figure came from: 'MLPerf Inference v4.1, Dell, <system>' or 'measured on agent gpu01'."""
-    if origin == RunOrigin.EXTERNAL:
-        return external_source or "published result"
-    return (
-        f"measured on agent {agent_name}"
-        if agent_name
-        else "measured here (no agent: manage.py bench or a direct ingest)"
-    )
 
 
 @dataclass(frozen=True)
@@ -57,6 +47,7 @@ class RankingRow:
     source: str
     accelerator_count: int  # the deployment unit the result was measured on
     tokens: llm.LlmCost | None = None  # LLM workloads: per 1M output and total tokens
+    published: PublishedResult | None = None  # a published row's round, division, submitter, system
 
 
 @dataclass(frozen=True)
@@ -98,7 +89,7 @@ def chosen_points(runs, *, workload: Workload, sla: Sla):
     return (
         OperatingPoint.objects.filter(id__in=winners)
         .annotate(unit_throughput=operating_points.throughput_expression(workload))
-        .select_related("run", "run__accelerator", "run__accelerator__priced_as", "run__agent")
+        .select_related("run", "run__accelerator", "run__accelerator__priced_as", "run__agent", "run__published")
         .defer(*_HEAVY_POINT_FIELDS, *(f"run__{name}" for name in _HEAVY_RUN_FIELDS))
         .order_by()
     )
@@ -118,7 +109,7 @@ def ranking(
     precision=None,
     backend=None,
     as_of=None,
-    include_external=False,
+    published: policy.Published = policy.DEFAULT_PUBLISHED,
     input_tokens_per_request=None,
     output_tokens_per_request=None,
 ) -> Ranking:
@@ -141,7 +132,7 @@ def ranking(
         )
     at = as_of or timezone.now()
     runs = policy.eligible_runs(
-        workload=chosen_workload.id, as_of=at, include_external=include_external, precision=precision, backend=backend
+        workload=chosen_workload.id, as_of=at, published=published, precision=precision, backend=backend
     )
     chosen = list(chosen_points(runs, workload=chosen_workload, sla=sla))
     accelerators = [point.run.accelerator for point in chosen]
@@ -151,7 +142,8 @@ def ranking(
     rows, infeasible = [], []
     for point in chosen:
         accelerator, run = point.run.accelerator, point.run
-        source = source_label(run.origin, run.external_source, run.agent.name if run.agent else None)
+        record = published_of(run)
+        source = source_label(run.origin, run.external_source, run.agent.name if run.agent else None, record)
         price = prices.get(accelerator.pk)
 
         def unfit(reason, run=run, source=source, accelerator=accelerator, point=point):
@@ -179,7 +171,7 @@ def ranking(
         rows.append(
             RankingRow(
                 0, accelerator, run, point, throughput, point.latency_p99_ms, energy, offer.hourly, price,
-                offer.assumptions, per_million, run.origin, source, run.accelerator_count, tokens,
+                offer.assumptions, per_million, run.origin, source, run.accelerator_count, tokens, record,
             )
         )  # fmt: skip
     rows.sort(key=lambda row: (row.cost_per_million_usd, -row.throughput_per_s, str(row.accelerator), row.source))
@@ -213,13 +205,16 @@ def _cannot_meet_sla(runs, workload: Workload, sla: Sla, feasible: set) -> list[
     if not missing:
         return []
     by_id = Accelerator.objects.in_bulk({row["run__accelerator_id"] for row in missing})
+    records = published_by_source(runs) if any(row["run__external_source"] for row in missing) else {}
     return [
         InfeasibleRow(
             by_id[row["run__accelerator_id"]],
             operating_points.unmet_reason(sla, row),
             row["p99_ms"],
             row["run__origin"],
-            source_label(row["run__origin"], row["run__external_source"]),
+            source_label(
+                row["run__origin"], row["run__external_source"], published=records.get(row["run__external_source"])
+            ),
             row["run__accelerator_count"],
         )
         for row in missing

@@ -119,7 +119,7 @@ def snapshots_for_run(run: BenchmarkRun) -> list[CostSnapshot]:
 def _latest_runs(accelerators, at: datetime) -> list[BenchmarkRun]:
     """The latest counted run of each configuration (each workload its own) on these accelerators at `at`."""
     runs = policy.eligible_runs(
-        workload=None, as_of=at, include_external=True, accelerator_ids=[a.pk for a in accelerators]
+        workload=None, as_of=at, published=policy.Published.ALL, accelerator_ids=[a.pk for a in accelerators]
     ).filter(finished_at__lte=at)
     return list(BenchmarkRun.objects.filter(pk__in=policy.latest_run_ids(runs)).select_related("accelerator"))
 

@@ -9,6 +9,7 @@ from hardware_catalog.models import PriceKind
 from .ranking_serializers import (
     POSITIVE,
     AsOfField,
+    PublishedQueryMixin,
     RankingRowSerializer,
     SlaSerializer,
     TokenLengthsSerializer,
@@ -19,7 +20,7 @@ from .ranking_serializers import (
 )
 
 
-class RecommendationRequestSerializer(WorkloadQueryMixin):
+class RecommendationRequestSerializer(PublishedQueryMixin, WorkloadQueryMixin):
     target_qps = serializers.DecimalField(
         max_digits=16, decimal_places=3, min_value=POSITIVE, required=False,
         help_text="Target rate in requests/s (inferences or samples/s; for LLM workloads requests/s, converted to "
@@ -42,7 +43,6 @@ class RecommendationRequestSerializer(WorkloadQueryMixin):
         max_digits=16, decimal_places=2, min_value=Decimal("0.01"), required=False
     )
     as_of = AsOfField(required=False)
-    include_external = serializers.BooleanField(default=False)
 
 
 class RunwaySerializer(serializers.Serializer):

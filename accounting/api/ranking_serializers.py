@@ -9,6 +9,8 @@ from hardware_catalog.api.serializers import PriceSerializer
 from hardware_catalog.models import PriceKind
 from hardware_catalog.selectors import parse_as_of
 
+from .. import policy
+from ..provenance import origin_label
 from .serializers import HourlyCostSerializer, OnPremAssumptionsSerializer
 
 MODEL_CLASSES = sorted(workloads.MODEL_CLASSES)
@@ -54,6 +56,41 @@ class WorkloadQueryMixin(serializers.Serializer):
         return attrs
 
 
+def published_field(default: policy.Published = policy.DEFAULT_PUBLISHED):
+    return serializers.ChoiceField(
+        choices=[(choice.value, choice.description) for choice in policy.Published],
+        default=default.value,
+        help_text=f"Which published (MLPerf) results the answer includes. Default: {default.value}.",
+    )
+
+
+class PublishedQueryMixin(serializers.Serializer):
+    """Which published (MLPerf) results the answer ranks (accounting.policy.Published): `published`, or the older
+    boolean `include_external` (true = all, false = none). The validated data carries `published` only."""
+
+    published = published_field()
+    include_external = serializers.BooleanField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Older form of `published`: true = published=all, false = published=none. Omitted: the default "
+        "of `published`. Giving both with different meanings is refused.",
+    )
+
+    def validate(self, attrs):
+        attrs = super().validate(attrs)
+        given = "published" in getattr(self, "initial_data", {})
+        try:
+            attrs["published"] = policy.published_rule(
+                published=attrs["published"] if given else None,
+                include_external=attrs.pop("include_external", None),
+                default=policy.Published(self.fields["published"].default),
+            )
+        except policy.ParameterError as exc:
+            raise serializers.ValidationError({exc.field: [str(exc)]}) from None
+        return attrs
+
+
 class AsOfField(serializers.CharField):
     """A date (end of that day, UTC) or an ISO-8601 date-time; returned as an aware UTC datetime."""
 
@@ -64,7 +101,7 @@ class AsOfField(serializers.CharField):
             raise serializers.ValidationError(str(exc)) from None
 
 
-class RankingQuerySerializer(WorkloadQueryMixin):
+class RankingQuerySerializer(PublishedQueryMixin, WorkloadQueryMixin):
     price_kind = serializers.ChoiceField(choices=PriceKind.choices)
     utilization = serializers.DecimalField(
         max_digits=7, decimal_places=6, min_value=Decimal("0.000001"), max_value=1, default=Decimal("1")
@@ -74,7 +111,6 @@ class RankingQuerySerializer(WorkloadQueryMixin):
     precision = serializers.CharField(required=False, max_length=16)
     backend = serializers.CharField(required=False, max_length=32)
     as_of = AsOfField(required=False, help_text="YYYY-MM-DD or ISO-8601 date-time; default now.")
-    include_external = serializers.BooleanField(default=False, help_text="Include published (MLPerf) results.")
     input_tokens_per_request = token_length("LLM workloads: mean input tokens per request; default the workload's.")
     output_tokens_per_request = token_length("LLM workloads: mean output tokens per request; default the workload's.")
 
@@ -148,13 +184,40 @@ class RunRefSerializer(serializers.Serializer):
     started_at = serializers.DateTimeField()
 
 
-class RankingRowSerializer(serializers.Serializer):
+class PublishedRefSerializer(serializers.Serializer):
+    """A published row's provenance: where MLCommons published it and the figure as the result tree states it."""
+
+    round = serializers.CharField(help_text="e.g. 'v5.1'")
+    division = serializers.CharField(help_text="closed, open or network")
+    submitter = serializers.CharField()
+    system = serializers.CharField(help_text="The system's folder name in the result tree.")
+    benchmark = serializers.CharField()
+    scenario = serializers.CharField()
+    metric = serializers.CharField(help_text="The log key the published figure was read from.")
+    value = serializers.CharField(help_text="The published system figure, as logged.")
+    unit = serializers.CharField()
+    accelerators_per_system = serializers.IntegerField()
+    source_path = serializers.CharField()
+
+
+class OriginMixin(serializers.Serializer):
+    """Where a row's figure came from: origin (the run's field) and its word for people."""
+
+    origin = serializers.CharField(help_text="The run's origin: 'measured', or 'external' for a published result.")
+    origin_label = serializers.SerializerMethodField(help_text="'measured' or 'published'.")
+    source = serializers.CharField(
+        help_text="e.g. 'measured on agent gpu01' or 'published: MLPerf v4.1 closed, Dell, <system>' "
+        "(round, division, submitter, system)"
+    )
+
+    def get_origin_label(self, obj) -> str:
+        return origin_label(obj.origin)
+
+
+class RankingRowSerializer(OriginMixin):
     rank = serializers.IntegerField()
     accelerator = AcceleratorRefSerializer()
-    origin = serializers.CharField()
-    source = serializers.CharField(
-        help_text="e.g. 'measured on agent gpu01' or 'MLPerf Inference v4.1, Dell, <system>'"
-    )
+    published = PublishedRefSerializer(allow_null=True, help_text="Published rows: round, division, submitter, ...")
     accelerator_count = serializers.IntegerField(
         help_text="Accelerators the result was measured on: its deployment unit."
     )
@@ -170,10 +233,8 @@ class RankingRowSerializer(serializers.Serializer):
     tokens = TokenCostSerializer(allow_null=True)
 
 
-class InfeasibleRowSerializer(serializers.Serializer):
+class InfeasibleRowSerializer(OriginMixin):
     accelerator = AcceleratorRefSerializer()
-    origin = serializers.CharField()
-    source = serializers.CharField()
     accelerator_count = serializers.IntegerField()
     reason = serializers.CharField()
     best_latency_p99_ms = serializers.FloatField(allow_null=True)

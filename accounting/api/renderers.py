@@ -8,12 +8,16 @@ from rest_framework.renderers import BaseRenderer
 from inferledger.csv_cells import safe_dict, safe_row
 
 COLUMNS = [
-    "rank", "status", "accelerator", "origin", "source", "accelerator_count", "workload", "scenario", "backend",
+    "rank", "status", "accelerator", "origin", "source", "published_round", "published_division",
+    "published_submitter", "published_system", "accelerator_count", "workload", "scenario", "backend",
     "precision", "batch_size", "throughput_per_s", "unit", "latency_p99_ms", "energy_j_per_inference",
     "capex_usd_per_hour", "opex_usd_per_hour", "power_usd_per_hour", "cloud_usd_per_hour", "total_usd_per_hour",
     "power_source", "cost_per_million_usd", "cost_per_million_total_tokens_usd", "price_id", "provider", "region",
     "instance_type", "price_usd", "price_effective_from", "run_id", "reason",
 ]  # fmt: skip
+
+
+PUBLISHED_KEYS = ("round", "division", "submitter", "system")
 
 
 def error_csv(data) -> str:
@@ -42,7 +46,7 @@ class RankingCSVRenderer(BaseRenderer):
             writer.writerow(safe_dict(_ranked(row, data["unit"])))
         for row in data["infeasible"]:
             writer.writerow(safe_dict(
-                {"status": "infeasible", "accelerator": row["accelerator"]["name"], "origin": row["origin"],
+                {"status": "infeasible", "accelerator": row["accelerator"]["name"], "origin": row["origin_label"],
                  "source": row["source"], "accelerator_count": row["accelerator_count"],
                  "workload": data["workload"]["id"], "latency_p99_ms": row["best_latency_p99_ms"],
                  "reason": row["reason"]}
@@ -53,8 +57,9 @@ class RankingCSVRenderer(BaseRenderer):
 def _ranked(row: dict, unit: str) -> dict:
     run, point, hourly, price = row["run"], row["point"], row["hourly"], row["price"]
     return {
-        "rank": row["rank"], "status": "ranked", "accelerator": row["accelerator"]["name"], "origin": row["origin"],
-        "source": row["source"], "accelerator_count": row["accelerator_count"],
+        "rank": row["rank"], "status": "ranked", "accelerator": row["accelerator"]["name"],
+        "origin": row["origin_label"], "source": row["source"], "accelerator_count": row["accelerator_count"],
+        **{f"published_{key}": (row["published"] or {}).get(key) for key in PUBLISHED_KEYS},
         "workload": run["workload_name"], "scenario": run["scenario"], "backend": run["backend"],
         "precision": run["precision"], "batch_size": point["batch_size"], "throughput_per_s": row["throughput_per_s"],
         "unit": unit, "latency_p99_ms": row["latency_p99_ms"], "energy_j_per_inference": row["energy_j_per_inference"],

@@ -7,7 +7,8 @@ from rest_framework import serializers
 from hardware_catalog.api.serializers import PriceSerializer
 from hardware_catalog.models import PriceKind
 
-from .ranking_serializers import AcceleratorRefSerializer, AsOfField
+from .. import policy
+from .ranking_serializers import AcceleratorRefSerializer, AsOfField, PublishedQueryMixin, published_field
 from .serializers import HourlyCostSerializer, OnPremAssumptionsSerializer
 
 POSITIVE = Decimal("0.001")
@@ -20,7 +21,7 @@ def _positive(help_text: str, **kwargs):
     )
 
 
-class ServingQuerySerializer(serializers.Serializer):
+class ServingQuerySerializer(PublishedQueryMixin):
     workload = serializers.CharField(max_length=64, help_text="An LLM workload id of the registry, e.g. llama2-70b-99.")
     price_kind = serializers.ChoiceField(choices=PriceKind.choices)
     interactivity_tps_per_user = _positive("Target tokens/s per user (1000 / TPOT ms).")
@@ -37,9 +38,9 @@ class ServingQuerySerializer(serializers.Serializer):
     precision = serializers.CharField(required=False, max_length=16)
     backend = serializers.CharField(required=False, max_length=32)
     as_of = AsOfField(required=False, help_text="YYYY-MM-DD or ISO-8601 date-time; default now.")
-    include_external = serializers.BooleanField(default=True, help_text="Include published (MLPerf) results.")
 
     def validate(self, attrs):
+        attrs = super().validate(attrs)
         if ("ttft_p99_ms" in attrs) != ("tpot_p99_ms" in attrs):
             raise serializers.ValidationError({"tpot_p99_ms": "an LLM SLA needs both ttft_p99_ms and tpot_p99_ms"})
         if "interactivity_tps_per_user" not in attrs and "tpot_p99_ms" not in attrs:
@@ -89,12 +90,15 @@ class FrontSerializer(serializers.Serializer):
     excluded = ExcludedPointSerializer(source="front.excluded", many=True, help_text="Every other point, with why.")
 
 
-class FrontsQuerySerializer(serializers.Serializer):
+class FrontsQuerySerializer(PublishedQueryMixin):
+    """Every front: published ones by default too (the fronts are not a ranking; `published=fill` hides the
+    published fronts of measured accelerators)."""
+
     workload = serializers.CharField(max_length=64, help_text="An LLM workload id of the registry.")
     precision = serializers.CharField(required=False, max_length=16)
     backend = serializers.CharField(required=False, max_length=32)
     as_of = AsOfField(required=False, help_text="YYYY-MM-DD or ISO-8601 date-time; default now.")
-    include_external = serializers.BooleanField(default=True, help_text="Include published (MLPerf) results.")
+    published = published_field(policy.Published.ALL)
 
 
 class TokenCostsSerializer(serializers.Serializer):
@@ -192,7 +196,7 @@ class ServingRankingSerializer(serializers.Serializer):
         return "USD"
 
 
-class ServingPlanRequestSerializer(serializers.Serializer):
+class ServingPlanRequestSerializer(PublishedQueryMixin):
     workload = serializers.CharField(max_length=64, help_text="An LLM workload id of the registry.")
     price_kinds = serializers.ListField(child=serializers.ChoiceField(choices=PriceKind.choices), min_length=1)
     interactivity_tps_per_user = _positive("Tokens/s each user gets (1000 / TPOT ms).")
@@ -209,9 +213,9 @@ class ServingPlanRequestSerializer(serializers.Serializer):
         max_digits=16, decimal_places=2, min_value=Decimal("0.01"), required=False
     )
     as_of = AsOfField(required=False)
-    include_external = serializers.BooleanField(default=True)
 
     def validate(self, attrs):
+        attrs = super().validate(attrs)
         if ("ttft_p99_ms" in attrs) != ("tpot_p99_ms" in attrs):
             raise serializers.ValidationError({"tpot_p99_ms": "an LLM SLA needs both ttft_p99_ms and tpot_p99_ms"})
         if "interactivity_tps_per_user" not in attrs and "tpot_p99_ms" not in attrs:

@@ -88,7 +88,7 @@ class SeriesPoint:
 def cost_series_at(*, accelerator_id: int, workload: str, price_kind: str, since=None, **reading) -> list[SeriesPoint]:
     """The accelerator's cost per 1M tokens at the target, at each moment its inputs changed (a run of the
     workload arrived, a price of the kind came into force), oldest first; each moment read as of then."""
-    runs = policy.eligible_runs(workload=None, accelerator_ids=[accelerator_id], include_external=True).filter(
+    runs = policy.eligible_runs(workload=None, accelerator_ids=[accelerator_id], published=policy.Published.ALL).filter(
         model_class=LLM_DECODER
     )
     moments = {(run.started_at, "run") for run in runs if workload_of(run) == workload}

@@ -16,6 +16,7 @@ from hardware_catalog.models import Accelerator
 from workloads import registry
 
 from .. import operating_points, policy
+from ..provenance import origin_label, published_of, source_label
 from .front import Front, InteractivitySource, ServingPoint, combine_runs, pareto_front
 
 # Where LoadGen's requested TPOT bound sits in a run's settings (summary and detail log spellings).
@@ -90,7 +91,7 @@ def _rounds(point: OperatingPoint, run: BenchmarkRun) -> tuple[float, ...]:
 
 def point_label(point: OperatingPoint, run: BenchmarkRun) -> str:
     if run.origin == RunOrigin.EXTERNAL:
-        return f"{run.external_source or 'published'}, {run.scenario}"
+        return f"{source_label(run.origin, run.external_source, published=published_of(run))}, {run.scenario}"
     load = (
         f"concurrency {point.concurrency}"
         if point.concurrency
@@ -140,15 +141,15 @@ class FrontGroup:
 
     @property
     def label(self) -> str:
-        return f"{self.accelerator} · {self.backend} · {self.precision} ({self.origin})"
+        return f"{self.accelerator} · {self.backend} · {self.precision} ({origin_label(self.origin)})"
 
 
 def fronts(
-    *, workload: str, as_of=None, include_external=True, precision=None, backend=None, accelerator_ids=None
+    *, workload: str, as_of=None, published=policy.Published.ALL, precision=None, backend=None, accelerator_ids=None
 ) -> list[FrontGroup]:
     """Every front of ``workload``, ordered by accelerator name, backend, precision and origin."""
     runs = policy.eligible_runs(
-        workload=None, as_of=as_of, include_external=include_external, precision=precision,
+        workload=None, as_of=as_of, published=published, precision=precision,
         backend=backend, accelerator_ids=accelerator_ids,
     ).filter(model_class=llm_workload(workload).model_class)  # fmt: skip
     runs = [run for run in runs.select_related("accelerator", "agent", "published") if workload_of(run) == workload]
@@ -194,7 +195,8 @@ def _combined(repeats: dict[tuple, list[ServingPoint]]) -> list[ServingPoint]:
             continue
         _, round_name, system, scenario, _ = key
         submitters = ", ".join(sorted({p.extra["point"].run.published.submitter for p in points}))
-        label = f"MLPerf {round_name}, {system} ({submitters}: {len(points)} runs), {scenario}"
+        divisions = "/".join(sorted({p.extra["point"].run.published.division for p in points}))
+        label = f"published: MLPerf {round_name} {divisions}, {system} ({submitters}: {len(points)} runs), {scenario}"
         runs = ",".join(sorted(str(p.extra["point"].run_id) for p in points))
         combined.append(combine_runs(points, key=f"runs {runs} point 0", label=label))
     return combined

@@ -13,7 +13,7 @@ from hardware_catalog.models import OnPremAssumptions, Price, PriceKind
 from hardware_catalog.selectors import cheapest_prices_in_force, onprem_assumptions_in_force
 from workloads import registry
 
-from .. import costing
+from .. import costing, policy
 from ..offerings import hourly_offer
 from .economics import Energy, TokenCosts, energy_at, input_tokens_per_output_token, tie_groups, token_costs
 from .front import (
@@ -97,7 +97,7 @@ def serving_ranking(
     precision=None,
     backend=None,
     as_of=None,
-    include_external=True,
+    published: policy.Published = policy.DEFAULT_PUBLISHED,
     accelerator_ids=None,
 ) -> ServingRanking:
     """Fronts of ``workload`` read at the target; rows by cost per 1M output tokens on ``price_kind``."""
@@ -110,7 +110,7 @@ def serving_ranking(
     at = as_of or timezone.now()
     input_len = input_tokens_per_request if input_tokens_per_request is not None else spec.input_tokens_per_request
     groups = fronts(
-        workload=spec.id, as_of=at, include_external=include_external, precision=precision, backend=backend,
+        workload=spec.id, as_of=at, published=published, precision=precision, backend=backend,
         accelerator_ids=accelerator_ids,
     )  # fmt: skip
     targets = [] if interactivity_tps_per_user is None else [float(interactivity_tps_per_user)]

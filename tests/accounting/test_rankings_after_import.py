@@ -31,5 +31,5 @@ def test_a_ranking_after_import_lists_only_the_asked_workload(imported_sample, a
     assert response.data["workload"]["id"] == workload
     names = [row["run"]["workload_name"] for row in response.data["rows"]]
     assert names and set(names) == {workload}
-    assert all(row["source"].startswith("MLPerf v4.1, Dell, ") for row in response.data["rows"])
+    assert all(row["source"].startswith("published: MLPerf v4.1 closed, Dell, ") for row in response.data["rows"])
     assert {row["accelerator_count"] for row in response.data["rows"]} <= {4, 8}

@@ -31,6 +31,7 @@ OPTIONAL_EXAMPLES = {
     "backend": "eager",
     "as_of": "2025-06-01",
     "include_external": "true",
+    "published": "all",
     # Switches to the LLM serving ranking (docs/serving.md), which reads an LLM workload id.
     "interactivity_tps_per_user": {"interactivity_tps_per_user": "10", "workload": "llama2-70b-99"},
 }

@@ -128,7 +128,7 @@ def test_an_llm_recommendation_buys_a_result_measured_on_eight_gpus_in_eights(ap
     assert (option["units"], option["accelerators_per_unit"], option["accelerators"]) == (2, 8, 16)
     assert option["monthly_usd"] == "143547.20"
     assert option["deployment"] == "2 x 8-accelerator NVIDIA H100 SXM test systems (16 in all)"
-    assert option["option"]["source"] == "MLPerf Inference v4.1, Dell, XE9680_H100_SXM_80GBx8_TRT"
+    assert option["option"]["source"] == "published: MLPerf Inference v4.1, Dell, XE9680_H100_SXM_80GBx8_TRT"
     tokens = option["option"]["tokens"]
     # Per 1M output tokens: 12.29 / (2,700 * 3600) * 1e6 = 1.2644.
     # Total tokens/s per accelerator: 2,700 + 9 requests/s * 700 input tokens = 9,000;

@@ -62,7 +62,7 @@ def _assert_read_between_two_published_points(row):
     assert row["output_tokens_per_s_per_accelerator"] >= high["output_tokens_per_s_per_accelerator"]
     for named in (low, high):
         assert named["interactivity_source"] == "measured TPOT p99"
-        assert named["label"].startswith("MLPerf v")
+        assert named["label"].startswith("published: MLPerf v")
         # The named point is a stored published result of this workload on this accelerator, and its
         # interactivity is 1000 / its stored TPOT p99 (or the median of a system's runs: see docs).
         point = OperatingPoint.objects.select_related("run").get(pk=named["point"])
