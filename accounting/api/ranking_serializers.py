@@ -5,6 +5,7 @@ from decimal import Decimal
 from rest_framework import serializers
 
 import workloads
+from agents.models import PublishedResult
 from hardware_catalog.api.serializers import PriceSerializer
 from hardware_catalog.models import PriceKind
 from hardware_catalog.selectors import parse_as_of
@@ -184,20 +185,15 @@ class RunRefSerializer(serializers.Serializer):
     started_at = serializers.DateTimeField()
 
 
-class PublishedRefSerializer(serializers.Serializer):
+class PublishedRefSerializer(serializers.ModelSerializer):
     """A published row's provenance: where MLCommons published it and the figure as the result tree states it."""
 
-    round = serializers.CharField(help_text="e.g. 'v5.1'")
-    division = serializers.CharField(help_text="closed, open or network")
-    submitter = serializers.CharField()
-    system = serializers.CharField(help_text="The system's folder name in the result tree.")
-    benchmark = serializers.CharField()
-    scenario = serializers.CharField()
-    metric = serializers.CharField(help_text="The log key the published figure was read from.")
-    value = serializers.CharField(help_text="The published system figure, as logged.")
-    unit = serializers.CharField()
-    accelerators_per_system = serializers.IntegerField()
-    source_path = serializers.CharField()
+    class Meta:
+        model = PublishedResult
+        fields = [
+            "round", "division", "submitter", "system", "benchmark", "scenario", "metric", "value", "unit",
+            "accelerators_per_system", "source_path",
+        ]  # fmt: skip
 
 
 class OriginMixin(serializers.Serializer):
