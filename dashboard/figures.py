@@ -45,6 +45,11 @@ def render(fig: go.Figure, div_id: str, *, height: int = 360) -> SafeString:
     return mark_safe(html)  # noqa: S308 - plotly's own output: JSON-encoded data, no user-supplied markup
 
 
+def unit_words(unit: str) -> str:
+    """A unit of work as words: output_tokens -> "output tokens"."""
+    return unit.replace("_", " ")
+
+
 def _figure(title: str, *, x_title: str, y_title: str) -> go.Figure:
     fig = go.Figure()
     fig.update_layout(title={"text": title, "x": 0}, xaxis_title=x_title, yaxis_title=y_title, **LAYOUT)
@@ -277,7 +282,7 @@ def cost_series(series: dict[str, list], *, alarms: Iterable = (), title: str, u
     `series` maps a label to snapshots (effective_at, cost_per_million_usd); `alarms` are objects with
     `effective_at`, `cost_per_million_usd`, `label` and `hover` (the attribution, already worded).
     """
-    fig = _figure(title, x_title="Effective from", y_title=f"USD per 1M {unit.replace('_', ' ')}")
+    fig = _figure(title, x_title="Effective from", y_title=f"USD per 1M {unit_words(unit)}")
     for label, rows in series.items():
         fig.add_scatter(
             x=[row.effective_at for row in rows],

@@ -19,11 +19,23 @@ def workload_choices():
     ]
 
 
+class ShowsAppliedValues(forms.Form):
+    """A GET form whose absent fields take their initial values, so each control shows what the page applies
+    and pressing the button untouched keeps the same answer."""
+
+    def __init__(self, data, **kwargs):
+        data = data.copy()
+        for name, bound in self.base_fields.items():
+            if name not in data and bound.initial is not None:
+                data[name] = bound.initial
+        super().__init__(data, **kwargs)
+
+
 def _bound(label):
     return forms.DecimalField(label=label, min_value=Decimal("0.001"), max_digits=12, decimal_places=3, required=False)
 
 
-class OverviewForm(forms.Form):
+class OverviewForm(ShowsAppliedValues):
     model_class = forms.ChoiceField(choices=model_class_choices, initial="tabular")
     workload = forms.ChoiceField(choices=workload_choices, required=False)
     sla_p99_ms = _bound("SLA p99 (ms)")
@@ -34,15 +46,8 @@ class OverviewForm(forms.Form):
         label="Utilization (0–1]", min_value=Decimal("0.01"), max_value=Decimal("1"), decimal_places=2, initial=1
     )
 
-    def __init__(self, data, **kwargs):
-        data = data.copy()
-        for name, bound in self.base_fields.items():
-            if name not in data and bound.initial is not None:
-                data[name] = bound.initial
-        super().__init__(data, **kwargs)
 
-
-class TrendsForm(forms.Form):
+class TrendsForm(ShowsAppliedValues):
     workload = forms.ChoiceField(choices=(), required=False)
     price_kind = forms.ChoiceField(choices=PriceKind.choices, initial=PriceKind.CLOUD_ON_DEMAND, required=False)
     sla_p99_ms = forms.DecimalField(
@@ -68,7 +73,7 @@ def _backends():
     return [(name, name) for name in BACKENDS]
 
 
-class CompareForm(forms.Form):
+class CompareForm(ShowsAppliedValues):
     """Two run sets on one accelerator: the configuration before a change and after it."""
 
     model_class = forms.ChoiceField(choices=model_class_choices, initial="tabular")
@@ -85,10 +90,6 @@ class CompareForm(forms.Form):
     annual_volume = forms.IntegerField(label="Annual volume (units of work)", min_value=1, initial=1_000_000_000)
 
     def __init__(self, data, *, accelerators, **kwargs):
-        data = data.copy()
-        for name, bound in self.base_fields.items():
-            if name not in data and bound.initial is not None:
-                data[name] = bound.initial
         super().__init__(data, **kwargs)
         self.fields["accelerator"].choices = [("", "cheapest of each set")] + [(a.pk, str(a)) for a in accelerators]
 

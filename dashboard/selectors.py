@@ -70,7 +70,7 @@ class HardwarePage:
     snapshots: list[CostSnapshot]
     price_kinds: list[str]
     price_kind: str | None
-    series: dict[str, list[CostSnapshot]] = field(default_factory=dict)
+    series: dict[str, dict[str, list[CostSnapshot]]] = field(default_factory=dict)  # by unit, then label
 
 
 def hardware_page(accelerator_id, *, price_kind=None) -> HardwarePage:
@@ -90,10 +90,17 @@ def hardware_page(accelerator_id, *, price_kind=None) -> HardwarePage:
             .defer(*(f"run__{name}" for name in _HEAVY_RUN_FIELDS))
             .order_by("effective_at", "id")[:SNAPSHOTS_SHOWN]
         )
-    series: dict[str, list[CostSnapshot]] = {}
-    for snapshot in snapshots:
-        series.setdefault(snapshot_label(snapshot, with_accelerator=False), []).append(snapshot)
+    series = series_by_unit(snapshots, with_accelerator=False)
     return HardwarePage(accelerator, prices, runs, run_count, snapshots, kinds, chosen_kind, series)
+
+
+def series_by_unit(snapshots, *, with_accelerator: bool) -> dict[str, dict[str, list[CostSnapshot]]]:
+    """{unit of work: {series label: snapshots}}: one chart per unit, so tokens and inferences never share an axis."""
+    by_unit: dict[str, dict[str, list[CostSnapshot]]] = {}
+    for snapshot in snapshots:
+        label = snapshot_label(snapshot, with_accelerator=with_accelerator)
+        by_unit.setdefault(snapshot.unit, {}).setdefault(label, []).append(snapshot)
+    return by_unit
 
 
 def snapshot_label(snapshot: CostSnapshot, *, with_accelerator: bool) -> str:
@@ -133,7 +140,7 @@ def attribution_parts(alarm: CostAlarm) -> list[tuple[str, Decimal, Decimal]]:
 class TrendsPage:
     workloads: list[str]
     workload: str | None
-    series: dict[str, list[CostSnapshot]]
+    series: dict[str, dict[str, list[CostSnapshot]]]  # by unit of work, then series label
     alarms: list  # AlarmMark
     snapshots: list[CostSnapshot]
 
@@ -145,6 +152,7 @@ class AlarmMark:
     hover: str
     alarm: CostAlarm
     label: str
+    unit: str
 
 
 def trend_workloads() -> list[str]:
@@ -170,16 +178,16 @@ def trends_page(*, workload, price_kind, sla_p99_ms, accelerator_ids=None, workl
         .defer(*(f"run__{name}" for name in _HEAVY_RUN_FIELDS))
         .order_by("effective_at", "id")[:SNAPSHOTS_SHOWN]
     )
-    series: dict[str, list[CostSnapshot]] = {}
     marks = []
     for snapshot in rows:
-        label = snapshot_label(snapshot, with_accelerator=True)
-        series.setdefault(label, []).append(snapshot)
         alarm = getattr(snapshot, "alarm", None)
         if alarm is not None:
+            label = snapshot_label(snapshot, with_accelerator=True)
             hover = f"{label}<br>{alarm_hover(alarm)}"
-            marks.append(AlarmMark(snapshot.effective_at, snapshot.cost_per_million_usd, hover, alarm, label))
-    return TrendsPage(workloads, workload, series, marks, rows)
+            marks.append(
+                AlarmMark(snapshot.effective_at, snapshot.cost_per_million_usd, hover, alarm, label, snapshot.unit)
+            )
+    return TrendsPage(workloads, workload, series_by_unit(rows, with_accelerator=True), marks, rows)
 
 
 @dataclass(frozen=True)

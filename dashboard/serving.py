@@ -17,6 +17,7 @@ from hardware_catalog.models import PriceKind
 from workloads import registry
 
 from . import figures, serving_figures
+from .forms import ShowsAppliedValues
 from .tables import Column, Table, export_or_none
 
 DEFAULT_WORKLOAD = "llama2-70b-99"
@@ -31,7 +32,7 @@ def _llm_workloads():
     return known + [(name, name) for name in sorted(set(endpoints))]
 
 
-class ServingForm(forms.Form):
+class ServingForm(ShowsAppliedValues):
     workload = forms.ChoiceField(choices=_llm_workloads, required=False, initial=DEFAULT_WORKLOAD)
     interactivity_tps_per_user = forms.DecimalField(
         label="Target tokens/s per user", min_value=Decimal("0.001"), max_digits=12, decimal_places=3, required=False
@@ -40,12 +41,6 @@ class ServingForm(forms.Form):
     input_tokens_per_request = forms.DecimalField(
         label="Input tokens per request", min_value=Decimal("1"), max_digits=12, decimal_places=1, required=False
     )
-
-    def __init__(self, data, **kwargs):
-        data = data.copy()
-        for name in ("workload", "price_kind"):
-            data.setdefault(name, self.base_fields[name].initial)
-        super().__init__(data, **kwargs)
 
 
 def readout_table(ranking) -> Table:

@@ -17,6 +17,7 @@ from agents.models import Agent, Job
 from agents.point_logs import log_download
 
 from . import figures, page_tables, selectors
+from .figures import unit_words
 from .forms import CompareForm, EnqueueForm, OverviewForm, TrendsForm
 from .tables import export_or_none
 
@@ -61,6 +62,22 @@ def _workload_and_sla(request, form, data):
         return workload, selectors.default_sla(workload)
 
 
+SLA_CONTROLS = {"p99_ms": "sla_p99_ms", "ttft_p99_ms": "ttft_p99_ms", "tpot_p99_ms": "tpot_p99_ms"}
+
+
+def _showing_applied_sla(request, form, sla, make_form):
+    """The form again with the applied default SLA in its boxes when the URL named none, so the boxes show
+    the SLA in force and pressing the button untouched keeps the same answer (and puts it in the URL)."""
+    if any(name in request.GET for name in SLA_CONTROLS.values()) or not sla:
+        return form
+    shown = request.GET.copy()
+    for bound, value in sla.bounds.items():
+        shown[SLA_CONTROLS[bound]] = f"{value.normalize():f}"
+    form = make_form(shown)
+    form.is_valid()
+    return form
+
+
 @login_required
 def overview(request):
     form = OverviewForm(request.GET)
@@ -70,12 +87,7 @@ def overview(request):
     if workload is None:
         workload = policy.resolve_workload(model_class="tabular")
         sla = selectors.default_sla(workload)
-    if "sla_p99_ms" not in request.GET and sla is not None and sla.p99_ms is not None:
-        # The SLA box shows the SLA actually applied, so pressing Rank untouched keeps the same answer.
-        shown = request.GET.copy()
-        shown["sla_p99_ms"] = f"{float(sla.p99_ms):g}"
-        form = OverviewForm(shown)
-        form.is_valid()
+    form = _showing_applied_sla(request, form, sla, OverviewForm)
     result = ranking(
         workload=workload.id,
         sla_p99_ms=sla.p99_ms,
@@ -117,9 +129,17 @@ def hardware(request, accelerator_id: int):
         charts["cloud"] = figures.render(figures.price_history(cloud, purchase=False), "cloud-price-chart")
     if purchase:
         charts["purchase"] = figures.render(figures.price_history(purchase, purchase=True), "purchase-price-chart")
-    if page.series:
-        title = f"Cost per 1M over time ({page.price_kind}, best throughput)"
-        charts["cost"] = figures.render(figures.cost_series(page.series, title=title), "cost-trend-chart")
+    charts["cost"] = [
+        figures.render(
+            figures.cost_series(
+                series,
+                title=f"Cost per 1M {unit_words(unit)} over time ({page.price_kind}, best throughput)",
+                unit=unit,
+            ),
+            f"cost-trend-chart-{unit}",
+        )
+        for unit, series in page.series.items()
+    ]
     tables = [
         page_tables.specs_table(page.accelerator),
         page_tables.prices_table(page.prices),
@@ -203,14 +223,21 @@ def trends(request):
         accelerator_ids=[int(pk) for pk in data.get("accelerators") or []],
         workloads=workloads,
     )
-    chart = None
-    if page.series:
-        title = f"Cost per 1M over time: {page.workload}"
-        chart = figures.render(
-            figures.cost_series(page.series, alarms=page.alarms, title=title), "trend-chart", height=460
+    charts = [
+        figures.render(
+            figures.cost_series(
+                series,
+                alarms=[mark for mark in page.alarms if mark.unit == unit],
+                title=f"Cost per 1M {unit_words(unit)} over time: {page.workload}",
+                unit=unit,
+            ),
+            f"trend-chart-{unit}",
+            height=460,
         )
+        for unit, series in page.series.items()
+    ]
     tables = [page_tables.snapshots_table(page.snapshots)]
-    context = {"form": form, "page": page, "chart": chart}
+    context = {"form": form, "page": page, "charts": charts}
     export_context = {
         "workload": page.workload,
         "SLA p99 (ms)": data.get("sla_p99_ms") or "none (best throughput)",
@@ -223,16 +250,28 @@ def trends(request):
 @login_required
 def compare(request):
     """Two run sets of one workload, compared by accounting.comparisons (the API's rules)."""
-    form = CompareForm(request.GET, accelerators=selectors.measured_accelerators())
+    accelerators = selectors.measured_accelerators()
+    form = CompareForm(request.GET, accelerators=accelerators)
     context = {"form": form, "sides": None}
     tables = []
+    export_context = None
     if form.is_valid():
         data = form.cleaned_data
         workload, sla = _workload_and_sla(request, form, data)
         if workload is not None:
             context.update(_comparison(data, workload, sla))
+            context["form"] = _showing_applied_sla(
+                request, form, sla, lambda shown: CompareForm(shown, accelerators=accelerators)
+            )
             tables.append(page_tables.compare_table(context["sides"]))
-    return _page(request, "dashboard/compare.html", context, tables=tables, filename="compare")
+            export_context = {
+                "workload": workload.id,
+                "SLA": str(sla),
+                "cost basis (price kind)": data["price_kind"],
+                "annual volume": data["annual_volume"],
+            }
+    return _page(request, "dashboard/compare.html", context, tables=tables, filename="compare",
+                 export_context=export_context)  # fmt: skip
 
 
 def _comparison(data, workload, sla) -> dict:

@@ -52,3 +52,26 @@ def test_a_pareto_with_one_operating_point_says_so():
 def test_legends_sit_below_the_plot():
     fig = figures.cost_series({}, title="t")
     assert fig.layout.legend.yanchor == "top" and fig.layout.legend.y < 0
+
+
+def test_it_keeps_tokens_and_inferences_on_separate_charts():
+    from dashboard.selectors import series_by_unit
+
+    def snapshot(workload, unit):
+        run = SimpleNamespace(scenario="offline", backend="eager", precision="fp32")
+        price = SimpleNamespace(provider="TestCloud", instance_type="t.1")
+        return SimpleNamespace(
+            workload_name=workload, unit=unit, run=run, price=price, accelerator="H100",
+            effective_at=datetime(2026, 11, 23, tzinfo=UTC), cost_per_million_usd=0.5,
+        )  # fmt: skip
+
+    by_unit = series_by_unit(
+        [snapshot("resnet50", "samples"), snapshot("llama3.1-8b", "output_tokens"), snapshot("bert", "samples")],
+        with_accelerator=False,
+    )
+    assert {unit: sorted(series) for unit, series in by_unit.items()} == {
+        "samples": ["bert · offline · eager/fp32 · TestCloud t.1", "resnet50 · offline · eager/fp32 · TestCloud t.1"],
+        "output_tokens": ["llama3.1-8b · offline · eager/fp32 · TestCloud t.1"],
+    }
+    fig = figures.cost_series(by_unit["output_tokens"], title="t", unit="output_tokens")
+    assert fig.layout.yaxis.title.text == "USD per 1M output tokens"

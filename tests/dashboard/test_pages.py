@@ -2,6 +2,7 @@
 
 import csv
 import io
+import re
 from unittest import mock
 
 import pytest
@@ -105,7 +106,7 @@ def test_it_shows_an_accelerator_with_prices_cost_trend_and_runs(
     with django_assert_max_num_queries(PAGES_MAX_QUERIES):
         response = logged_in.get(f"/hardware/{accelerator.pk}/")
     text = response.content.decode()
-    assert 'id="cloud-price-chart"' in text and 'id="cost-trend-chart"' in text
+    assert 'id="cloud-price-chart"' in text and 'id="cost-trend-chart-inferences"' in text
     assert "test: a price rise" in text
     runs = _rows(logged_in.get(f"/hardware/{accelerator.pk}/?export=runs"))
     assert len(runs) == 1 + len(dashboard_data["NVIDIA H100 80GB HBM3"])
@@ -117,7 +118,7 @@ def test_it_marks_alarms_on_the_trend_with_their_attribution(
     with django_assert_max_num_queries(PAGES_MAX_QUERIES):
         response = logged_in.get("/trends/?workload=tabular-tiny&price_kind=cloud_on_demand")
     text = response.content.decode()
-    assert 'id="trend-chart"' in text
+    assert 'id="trend-chart-inferences"' in text
     assert "vs trailing median" in text and "price: +" in text  # the alarm's hover text
     overview = logged_in.get("/").content.decode()
     assert "Cost per million rose" in overview  # open alarms listed on the overview
@@ -215,3 +216,38 @@ def test_a_run_page_says_why_a_point_is_invalid_and_links_loadgens_logs(dashboar
     assert download.status_code == 200 and download.content.decode() == point.loadgen_summary_log
     assert "attachment" in download["Content-Disposition"]
     assert logged_in.get(f"/runs/{run.pk}/points/{point.index}/loadgen-nope.txt").status_code == 404
+
+
+def _input_value(html: str, name: str) -> str:
+    tag = re.search(rf'<input[^>]*name="{name}"[^>]*>', html).group(0)
+    value = re.search(r'value="([^"]*)"', tag)
+    return value.group(1) if value else ""
+
+
+def _selected(html: str, name: str) -> str:
+    select = re.search(rf'<select name="{name}".*?</select>', html, re.S).group(0)
+    return re.search(r'<option value="([^"]*)"[^>]* selected', select).group(1)
+
+
+def test_the_sla_boxes_show_the_applied_default_and_pressing_the_button_keeps_the_answer(dashboard_data, logged_in):
+    from accounting import policy
+    from dashboard.selectors import default_sla
+
+    applied = default_sla(policy.resolve_workload(workload="tabular-tiny")).p99_ms
+    overview = logged_in.get("/?workload=tabular-tiny").content.decode()
+    assert _input_value(overview, "sla_p99_ms") == f"{applied.normalize():f}"
+    compare_query = "workload=tabular-tiny&before_precision=fp32&after_precision=int8"
+    compare = logged_in.get(f"/compare/?{compare_query}").content.decode()
+    assert _input_value(compare, "sla_p99_ms") == f"{applied.normalize():f}"
+    assert f"under p99 &lt;= {applied} ms" in compare
+    # Pressing Compare untouched submits what the boxes show: the same answer.
+    resubmitted = logged_in.get(f"/compare/?{compare_query}&sla_p99_ms={_input_value(compare, 'sla_p99_ms')}")
+    summary = re.search(r'<p class="summary">.*?</p>', compare, re.S).group(0)
+    assert summary in resubmitted.content.decode()
+
+
+def test_the_trends_price_kind_box_shows_the_price_kind_the_chart_uses(dashboard_data, logged_in):
+    trends = logged_in.get("/trends/?workload=tabular-tiny").content.decode()
+    assert _selected(trends, "price_kind") == "cloud_on_demand"
+    purchase = logged_in.get("/trends/?workload=tabular-tiny&price_kind=purchase").content.decode()
+    assert _selected(purchase, "price_kind") == "purchase"
