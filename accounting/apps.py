@@ -7,9 +7,9 @@ class AccountingConfig(AppConfig):
     verbose_name = "Accounting"
 
     def ready(self):
-        from agents.models import BenchmarkRun
-        from agents.signals import run_ingested
         from hardware_catalog.models import Accelerator, OnPremAssumptions, Price
+        from results.models import BenchmarkRun
+        from results.signals import run_ingested
 
         from . import handlers
         from .ranking_cache import forget_data_version

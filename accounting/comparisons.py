@@ -16,8 +16,8 @@ Verdict, in this order:
 from dataclasses import dataclass
 from decimal import Decimal
 
-from agents.models import BenchmarkRun
 from hardware_catalog.selectors import cheapest_prices_in_force, onprem_assumptions_in_force
+from results.models import BenchmarkRun
 from workloads import Workload
 
 from . import costing, operating_points, policy

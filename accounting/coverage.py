@@ -7,7 +7,7 @@ The dashboard's workload picker says it for every workload, and a page asked for
 from dataclasses import dataclass
 
 import workloads
-from agents.models import BenchmarkRun, RunOrigin
+from results.models import BenchmarkRun, RunOrigin
 from workloads import Workload
 
 

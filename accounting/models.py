@@ -9,8 +9,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from agents.models import BenchmarkRun, OperatingPoint
 from hardware_catalog.models import Accelerator, OnPremAssumptions, Price
+from results.models import BenchmarkRun, OperatingPoint
 
 
 class CostSnapshot(models.Model):

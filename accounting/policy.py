@@ -22,7 +22,7 @@ from django.db.models.functions import RowNumber
 
 import workloads
 from agents.harness.verdict import describe_accuracy
-from agents.models import BenchmarkRun, RunOrigin
+from results.models import BenchmarkRun, RunOrigin
 from workloads import LLM_DECODER, Unit, Workload
 
 from . import costing

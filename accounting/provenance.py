@@ -5,7 +5,7 @@ imported by accounting.mlperf, stored with origin ``external`` and its Published
 submitter, system).
 """
 
-from agents.models import BenchmarkRun, PublishedResult, RunOrigin
+from results.models import BenchmarkRun, PublishedResult, RunOrigin
 
 ORIGIN_LABELS = {RunOrigin.MEASURED: "measured", RunOrigin.EXTERNAL: "published"}
 

@@ -24,8 +24,8 @@ from django.core.cache import cache
 from django.db.models import Count, Max, Q
 from django.utils import timezone
 
-from agents.models import BenchmarkRun
 from hardware_catalog.models import OnPremAssumptions, Price
+from results.models import BenchmarkRun
 
 DATA_VERSION_KEY = "accounting:data-version"
 GENERATION_KEY = "accounting:data-generation"

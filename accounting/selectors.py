@@ -13,9 +13,9 @@ from decimal import Decimal
 
 from django.utils import timezone
 
-from agents.models import BenchmarkRun, OperatingPoint, PublishedResult
 from hardware_catalog.models import Accelerator, OnPremAssumptions, Price, PriceKind
 from hardware_catalog.selectors import cheapest_prices_in_force, onprem_assumptions_in_force
+from results.models import BenchmarkRun, OperatingPoint, PublishedResult
 from workloads import Workload
 
 from . import costing, llm, operating_points, policy

@@ -15,9 +15,9 @@ from decimal import Decimal
 
 from django.db.models import Q
 
-from agents.models import BenchmarkRun
 from hardware_catalog.models import Accelerator, OnPremAssumptions, Price, PriceKind
 from hardware_catalog.selectors import onprem_assumptions_in_force
+from results.models import BenchmarkRun
 from workloads import Workload
 
 from . import costing, operating_points, policy

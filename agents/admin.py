@@ -4,7 +4,7 @@ from django.contrib import admin, messages
 
 from .jobs import job_cancel, job_spec, job_submit, spec_for_agent
 from .jobspec import spec_errors
-from .models import Agent, BenchmarkRun, Job, JobSchedule, OperatingPoint, QuarantinedPayload
+from .models import Agent, Job, JobSchedule
 
 
 @admin.register(Agent)
@@ -75,47 +75,3 @@ class JobScheduleAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False  # created through the API or seeded per agent, so the periodic task is wired up
-
-
-@admin.register(QuarantinedPayload)
-class QuarantinedPayloadAdmin(admin.ModelAdmin):
-    list_display = ["received_at", "source", "run_id", "job", "reason"]
-    list_filter = ["source"]
-    search_fields = ["reason", "run_id"]
-    readonly_fields = ["received_at", "run_id", "source", "reason", "raw", "job"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-
-class OperatingPointInline(admin.TabularInline):
-    model = OperatingPoint
-    fields = ["index", "batch_size", "offered_rate_qps", "throughput_per_s", "latency_p50_ms", "latency_p99_ms",
-              "loadgen_valid"]  # fmt: skip
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-
-@admin.register(BenchmarkRun)
-class BenchmarkRunAdmin(admin.ModelAdmin):
-    """Runs are measurements: viewable, never edited (ingest writes them once)."""
-
-    list_display = ["workload_name", "scenario", "backend", "precision", "accelerator", "origin", "loadgen_valid",
-                    "started_at"]  # fmt: skip
-    list_filter = ["model_class", "scenario", "backend", "precision", "origin", "loadgen_valid"]
-    search_fields = ["workload_name", "device_name", "id"]
-    date_hierarchy = "started_at"
-    inlines = [OperatingPointInline]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False

@@ -14,9 +14,11 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from .ingest import QUARANTINED, IngestOutcome, ingest_result, quarantine_payload
+from results.ingest import QUARANTINED, IngestOutcome, ingest_result, quarantine_payload
+from results.models import BenchmarkRun, QuarantinedPayload
+
 from .jobspec import SPEC_FIELDS, JobSpecError, validate_spec
-from .models import ACTIVE_JOB_STATES, Agent, BenchmarkRun, Job, JobState, QuarantinedPayload
+from .models import ACTIVE_JOB_STATES, Agent, Job, JobState
 from .registry import agent_for_accelerator, broker_configured, local_agent
 
 logger = logging.getLogger(__name__)

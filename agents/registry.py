@@ -9,9 +9,9 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from hardware_catalog.devices import accelerator_for_device
 from hardware_catalog.models import Accelerator
 
-from .devices import accelerator_for_device
 from .models import ACTIVE_JOB_STATES, Agent
 from .signals import agent_first_registered
 

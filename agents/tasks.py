@@ -160,7 +160,8 @@ def job_progress(self, job_id: str, percent: float, point: str, agent_name: str 
 @control_task("agents.ingest_job_result")
 def ingest_job_result(self, job_id: str, payload, agent_name: str = "", signature: str | None = None) -> str:
     """Store a result only from the registered agent that owns the job; anything else is quarantined."""
-    from .ingest import quarantine_payload
+    from results.ingest import quarantine_payload
+
     from .jobs import job_ingest
 
     source = f"agent {agent_name}" if agent_name else "agent"

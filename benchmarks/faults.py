@@ -75,7 +75,8 @@ def _any_running_or_done(ids, count: int = 1) -> bool:
 def _figures(name: str, ids: list, started: float, processes: Processes, ended: bool) -> dict:
     from django.db.models import Count
 
-    from agents.models import BenchmarkRun, ControlWorker, Job
+    from agents.models import ControlWorker, Job
+    from results.models import BenchmarkRun
 
     jobs = list(Job.objects.filter(pk__in=ids))
     runs_per_job = dict(
@@ -111,8 +112,9 @@ def _passes(figures: dict) -> bool:
 
 def _scenario(name: str, base: Path, pg: PostgreSQL, *, jobs: int, outage_s: float) -> dict:
     from agents.jobs import job_create
-    from agents.models import Agent, BenchmarkRun, ControlWorker, Job, QuarantinedPayload
+    from agents.models import Agent, ControlWorker, Job
     from agents.registry import agent_enroll
+    from results.models import BenchmarkRun, QuarantinedPayload
 
     for model in (Job, BenchmarkRun, QuarantinedPayload, ControlWorker, Agent):
         model.objects.all().delete()

@@ -70,8 +70,8 @@ def seed_runs(
     """Bulk-insert run_count runs of points_per_run points each, then VACUUM ANALYZE (Django set up first)."""
     from django.db import connection
 
-    from agents.models import BenchmarkRun, OperatingPoint
     from hardware_catalog.models import Accelerator
+    from results.models import BenchmarkRun, OperatingPoint
 
     rng = random.Random(42)
     accelerators = list(Accelerator.objects.filter(prices__isnull=False).distinct())

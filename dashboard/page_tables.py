@@ -3,7 +3,7 @@
 from django.urls import reverse
 
 from accounting.money import usd_text
-from agents.point_logs import has_log
+from results.point_logs import has_log
 
 from .selectors import attribution_parts
 from .tables import Column, Table

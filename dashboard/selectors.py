@@ -13,9 +13,9 @@ from accounting import operating_points, policy
 from accounting.models import CostAlarm, CostSnapshot
 from accounting.money import usd_text
 from accounting.operating_points import Sla
-from agents.models import BenchmarkRun, OperatingPoint
-from agents.point_logs import with_log_flags
 from hardware_catalog.models import Accelerator, Price
+from results.models import BenchmarkRun, OperatingPoint
+from results.point_logs import with_log_flags
 
 _HEAVY_RUN_FIELDS = ("payload", "environment", "settings", "telemetry", "accuracy")
 RUNS_SHOWN = 100

@@ -25,7 +25,7 @@ DEFAULT_WORKLOAD = "llama2-70b-99"
 
 def _llm_workloads():
     """The registry's LLM workloads, then the endpoints (``endpoint:<name>``) that runs were measured on."""
-    from agents.models import BenchmarkRun
+    from results.models import BenchmarkRun
 
     known = [(w.id, w.title) for w in registry.all_workloads() if w.is_llm and w.standard_llm_slas]
     endpoints = BenchmarkRun.objects.filter(model_class=registry.ENDPOINT).values_list("workload_name", flat=True)

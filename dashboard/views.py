@@ -14,7 +14,7 @@ from agents.harness.verdict import describe_accuracy
 from agents.jobs import job_create
 from agents.jobspec import JobSpecError
 from agents.models import Agent, Job
-from agents.point_logs import log_download
+from results.point_logs import log_download
 
 from . import figures, page_tables, selectors
 from .figures import unit_words

@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_celery_beat",
     "hardware_catalog",
+    "results",
     "agents",
     "accounting",
 ]

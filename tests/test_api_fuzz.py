@@ -35,7 +35,7 @@ FUZZ = settings(
 @pytest.fixture
 def seeded(catalog, result_payload, celery_broker):  # noqa: F811
     """Something behind the list and detail endpoints: the shipped catalog and one stored run."""
-    from agents.ingest import ingest_result
+    from results.ingest import ingest_result
 
     ingest_result(result_payload, source="bench")
 

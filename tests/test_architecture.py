@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ["inferledger", "agents", "accounting", "dashboard", "hardware_catalog", "workloads"]
+PACKAGES = ["inferledger", "agents", "results", "accounting", "dashboard", "hardware_catalog", "workloads"]
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
 
 
@@ -42,6 +42,7 @@ def test_the_tree_keeps_every_import_contract():
         ("dashboard/uses_torch.py", "import torch\n", "imports neither torch nor MLPerf"),
         ("agents/runner/uses_orm.py", "from django.db import models\n", "agents.runner) imports no Django"),
         ("hardware_catalog/uses_accounting.py", "import accounting.policy\n", "Apps depend one way"),
+        ("results/uses_fleet.py", "import agents.jobs\n", "Apps depend one way"),
         ("accounting/uses_selectors.py", "from accounting import policy\n", None),
     ],
 )

@@ -19,7 +19,7 @@ UNREACHABLE_PORT = 55441  # nothing listens here: connections are refused (issue
 
 @pytest.mark.django_db
 def test_a_run_filter_with_an_offset_postgresql_refuses_is_read_in_utc(api, result_payload):
-    from agents.ingest import ingest_result
+    from results.ingest import ingest_result
 
     ingest_result(result_payload, source="bench")
     started = datetime.fromisoformat(result_payload["started_at"].replace("Z", "+00:00"))

@@ -6,7 +6,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agents.models import BenchmarkRun
+from results.models import BenchmarkRun
 
 from ..comparisons import ComparisonError, compare
 from ..llm import TargetError

@@ -5,10 +5,10 @@ from decimal import Decimal
 from rest_framework import serializers
 
 import workloads
-from agents.models import PublishedResult
 from hardware_catalog.api.serializers import PriceSerializer
 from hardware_catalog.models import PriceKind
 from hardware_catalog.selectors import parse_as_of
+from results.models import PublishedResult
 
 from .. import policy
 from ..provenance import origin_label

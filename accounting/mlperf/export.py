@@ -1,6 +1,6 @@
 """Published results as rows for finance and scripts (``manage.py published_results --csv``)."""
 
-from agents.models import PublishedResult
+from results.models import PublishedResult
 
 # The first columns are a contract (issue #13); more may follow them, never before them.
 COLUMNS = (

@@ -21,8 +21,8 @@ from datetime import UTC, datetime
 from django.db import transaction
 
 import workloads
-from agents.models import BenchmarkRun, OperatingPoint, PublishedResult, RunOrigin
 from hardware_catalog.models import Accelerator
+from results.models import BenchmarkRun, OperatingPoint, PublishedResult, RunOrigin
 
 from . import metrics
 from .accelerators import CatalogPart, Matcher, split_mixed

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agents.models import BenchmarkRun, OperatingPoint, RunOrigin
 from hardware_catalog.models import Accelerator
+from results.models import BenchmarkRun, OperatingPoint, RunOrigin
 from workloads import registry
 
 from .. import operating_points, policy

@@ -4,10 +4,11 @@ from django.conf import settings
 from rest_framework import serializers
 
 from hardware_catalog.models import Accelerator
+from results.models import QuarantinedPayload
 
 from ..jobs import spec_for_agent
 from ..jobspec import MAX_BATCH_SIZE, MAX_SWEEP_POINTS, SPEC_FIELDS, spec_errors
-from ..models import Agent, Endpoint, Job, JobSchedule, QuarantinedPayload
+from ..models import Agent, Endpoint, Job, JobSchedule
 from ..schedules import MAX_EVERY_S, MAX_SCHEDULE_NAME_LENGTH, MIN_EVERY_S
 
 SPEC_SERIALIZER_FIELDS = [*SPEC_FIELDS, "agent", "accelerator"]

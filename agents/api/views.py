@@ -7,9 +7,11 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
+from results.models import QuarantinedPayload
+
 from ..jobs import job_cancel, job_create
 from ..jobspec import JobSpecError
-from ..models import Agent, Endpoint, Job, JobSchedule, JobState, QuarantinedPayload
+from ..models import Agent, Endpoint, Job, JobSchedule, JobState
 from ..schedules import schedule_create
 from .serializers import (
     AgentSerializer,

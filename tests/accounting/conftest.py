@@ -11,7 +11,7 @@ def make_run(db):
 
     points: dicts with throughput_per_s and latency_p99_ms, plus any other OperatingPoint field.
     """
-    from agents.models import BenchmarkRun, OperatingPoint
+    from results.models import BenchmarkRun, OperatingPoint
 
     def make(
         accelerator,

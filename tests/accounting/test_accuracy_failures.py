@@ -11,8 +11,8 @@ from accounting import policy
 from accounting.selectors import ranking
 from agents.harness.backends import BACKENDS
 from agents.harness.runner import SuiteItem, run_item
-from agents.ingest import STORED, ingest_result
-from agents.models import BenchmarkRun
+from results.ingest import STORED, ingest_result
+from results.models import BenchmarkRun
 from tests.harness.conftest_helpers import FAST, perturbed_eager
 
 pytestmark = pytest.mark.django_db

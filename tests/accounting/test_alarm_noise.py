@@ -7,8 +7,8 @@ import pytest
 
 from accounting.models import CostAlarm
 from accounting.noise import relative_spread, within_noise
-from agents.models import BenchmarkRun
-from agents.signals import run_ingested
+from results.models import BenchmarkRun
+from results.signals import run_ingested
 
 pytestmark = pytest.mark.django_db
 

@@ -177,7 +177,7 @@ def test_it_calls_flat_latency_with_less_memory_memory_only(api, make_accelerato
     ],
 )
 def test_it_names_the_bad_comparison_field(api, two_gpus, change, field):
-    from agents.models import BenchmarkRun
+    from results.models import BenchmarkRun
 
     run = str(BenchmarkRun.objects.first().pk)
     body = {"before": [run], "after": [run], "price_kind": "cloud_on_demand", "annual_volume": "10", **change}
@@ -199,8 +199,8 @@ def test_it_names_the_bad_recommendation_field(api, change, field):
 
 
 def test_it_serves_the_cost_series_of_an_offering(api, make_accelerator, make_price, make_run):
-    from agents.models import BenchmarkRun
-    from agents.signals import run_ingested
+    from results.models import BenchmarkRun
+    from results.signals import run_ingested
 
     gpu = make_accelerator("Nu")
     make_price(gpu, "2.00")

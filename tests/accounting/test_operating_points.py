@@ -108,8 +108,8 @@ slas = st.builds(Sla, p99_ms=bounds, ttft_p99_ms=bounds, tpot_p99_ms=bounds)
     scenario=st.sampled_from(["offline", "server", "interactive"]),
 )
 def test_the_sql_form_chooses_the_point_the_python_form_chooses(make_run, points, sla, workload, origin, scenario):
-    from agents.models import OperatingPoint
     from hardware_catalog.models import Accelerator
+    from results.models import OperatingPoint
 
     accelerator, _ = Accelerator.objects.get_or_create(vendor="Test", model="Hypothesis GPU", defaults={"tdp_w": 300})
     run = make_run(accelerator, points, workload_name=workload.id, model_class=workload.model_class, origin=origin,

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from agents.models import BenchmarkRun, PublishedResult
+from results.models import BenchmarkRun, PublishedResult
 
 pytestmark = pytest.mark.django_db
 

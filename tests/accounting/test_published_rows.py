@@ -8,7 +8,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from agents.models import PublishedResult, RunOrigin
+from results.models import PublishedResult, RunOrigin
 
 pytestmark = pytest.mark.django_db
 

@@ -8,8 +8,8 @@ import pytest
 from django.core.management import call_command
 
 from accounting.models import CostAlarm, CostSnapshot
-from agents.models import BenchmarkRun
-from agents.signals import run_ingested
+from results.models import BenchmarkRun
+from results.signals import run_ingested
 
 pytestmark = pytest.mark.django_db
 

@@ -3,7 +3,8 @@
 import pytest
 from django.core.management import CommandError, call_command
 
-from agents.models import Agent, BenchmarkRun, Job
+from agents.models import Agent, Job
+from results.models import BenchmarkRun
 
 pytestmark = pytest.mark.django_db
 

@@ -3,7 +3,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from agents.models import BenchmarkRun
+from results.models import BenchmarkRun
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ import torch
 from django.core.management import CommandError, call_command
 from torch import nn
 
-from agents.models import BenchmarkRun
+from results.models import BenchmarkRun
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,8 @@ from django.urls import reverse
 
 from agents.harness.endpoints.engines.noop_server import NoopServer
 from agents.local_runner import run_pending_local_jobs
-from agents.models import BenchmarkRun, Endpoint, Job
+from agents.models import Endpoint, Job
+from results.models import BenchmarkRun
 
 pytestmark = pytest.mark.django_db
 

@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from agents.ingest import DUPLICATE, QUARANTINED, STORED, ingest_result
-from agents.models import BenchmarkRun, OperatingPoint, QuarantinedPayload
+from results.ingest import DUPLICATE, QUARANTINED, STORED, ingest_result
+from results.models import BenchmarkRun, OperatingPoint, QuarantinedPayload
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,8 @@ import time
 
 import pytest
 
-from agents.models import Agent, BenchmarkRun, Job
+from agents.models import Agent, Job
+from results.models import BenchmarkRun
 
 from .conftest import TEST_VISIBILITY_TIMEOUT_S, wait_for
 

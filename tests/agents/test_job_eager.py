@@ -3,7 +3,8 @@
 import pytest
 
 from agents.local_runner import run_pending_local_jobs
-from agents.models import BenchmarkRun, Job
+from agents.models import Job
+from results.models import BenchmarkRun
 
 pytestmark = pytest.mark.django_db
 

@@ -7,9 +7,10 @@ import pytest
 from django.utils import timezone
 
 from agents.jobs import job_claim, job_finish, job_ingest, jobs_reap
-from agents.models import BenchmarkRun, Job, OperatingPoint, QuarantinedPayload
+from agents.models import Job
 from agents.registry import agent_register
 from agents.tasks import ingest_job_result
+from results.models import BenchmarkRun, OperatingPoint, QuarantinedPayload
 
 pytestmark = pytest.mark.django_db
 

@@ -66,7 +66,7 @@ def test_it_lists_agents_with_their_status(api, agent):
 
 
 def test_it_lists_quarantined_payloads_with_the_reason(api, catalog):
-    from agents.ingest import ingest_result
+    from results.ingest import ingest_result
 
     ingest_result("{not json", source="test")
     row = api.get("/api/v1/quarantine/").data["results"][0]

@@ -10,11 +10,12 @@ from django.utils import timezone
 from agents import control
 from agents.broker_health import jobs_known_to_broker, persistence_warning
 from agents.jobs import job_claim, job_finish, job_progress, jobs_reap
-from agents.models import BenchmarkRun, ControlWorker, Job, QuarantinedPayload
+from agents.models import ControlWorker, Job
 from agents.registry import agent_enroll, agent_register
 from agents.signing import sign
 from agents.tasks import ingest_job_result, job_finished
 from agents.tasks import job_progress as job_progress_task
+from results.models import BenchmarkRun, QuarantinedPayload
 from tests.service_preflight import redis_url
 
 CPU = [{"type": "cpu", "name": "Test CPU", "vcpu_count": 4}]

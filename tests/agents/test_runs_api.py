@@ -1,6 +1,6 @@
 import pytest
 
-from agents.ingest import ingest_result
+from results.ingest import ingest_result
 
 pytestmark = pytest.mark.django_db
 

@@ -2,7 +2,7 @@
 
 The local CPU's numbers are real. To give the ranking several rows (and an SLA tight enough to rule
 some out), the same measurements are also ingested as if taken on catalog GPUs, scaled: throughput
-multiplied and latency divided or multiplied. Everything goes through agents.ingest, so accounting
+multiplied and latency divided or multiplied. Everything goes through results.ingest, so accounting
 computes snapshots for them exactly as for any run.
 """
 
@@ -114,7 +114,7 @@ def dashboard_data(catalog, quick_suite_payloads, django_capture_on_commit_callb
 
 
 def _ingest_all(payloads) -> dict:
-    from agents.ingest import STORED, ingest_result
+    from results.ingest import STORED, ingest_result
 
     runs = {}
     for payload in payloads:

@@ -10,7 +10,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 def _tight_sla_ms(runs) -> Decimal:
     """An SLA only the fastest hardware meets: halfway between its best p99 and everyone else's."""
-    from agents.models import OperatingPoint
+    from results.models import OperatingPoint
 
     best = dict(
         OperatingPoint.objects.values_list("run__accelerator_id").annotate(best=Min("latency_p99_ms")).order_by()

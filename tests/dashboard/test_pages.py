@@ -201,7 +201,7 @@ def test_it_refuses_enqueue_from_non_staff(agent, logged_in):
 
 
 def test_a_run_page_says_why_a_point_is_invalid_and_links_loadgens_logs(dashboard_data, logged_in):
-    from agents.models import OperatingPoint
+    from results.models import OperatingPoint
 
     run = next(run for run in dashboard_data["cpu"] if run.scenario == "server")
     point = run.points.order_by("index").first()

@@ -8,7 +8,8 @@ import pytest
 
 from agents.harness.endpoints.metrics import scrape
 from agents.local_runner import run_pending_local_jobs
-from agents.models import BenchmarkRun, Endpoint, Job
+from agents.models import Endpoint, Job
+from results.models import BenchmarkRun
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 

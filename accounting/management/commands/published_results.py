@@ -4,8 +4,8 @@ from collections import Counter
 from django.core.management.base import BaseCommand
 
 from accounting.mlperf.export import COLUMNS, EXTRA_COLUMNS, rows
-from agents.models import PublishedResult
 from inferledger.csv_cells import safe_row
+from results.models import PublishedResult
 
 
 class Command(BaseCommand):

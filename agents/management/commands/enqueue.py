@@ -5,8 +5,9 @@ from django.core.management.base import BaseCommand, CommandError
 from agents.harness.names import SUITES
 from agents.jobs import job_create
 from agents.jobspec import JobSpecError
-from agents.models import Agent, BenchmarkRun, Job, JobState
+from agents.models import Agent, Job, JobState
 from hardware_catalog.models import Accelerator
+from results.models import BenchmarkRun
 
 # Spec field -> the option that sets it, to name the option in errors.
 OPTION_FOR = {

@@ -11,7 +11,7 @@ import io
 import pytest
 from django.core.management import call_command
 
-from agents.models import BenchmarkRun, OperatingPoint, RunOrigin
+from results.models import BenchmarkRun, OperatingPoint, RunOrigin
 
 pytestmark = pytest.mark.django_db
 

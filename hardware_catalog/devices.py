@@ -2,8 +2,8 @@
 
 import re
 
-from hardware_catalog.models import Accelerator, AcceleratorKind
-from hardware_catalog.services import register_local_cpu
+from .models import Accelerator, AcceleratorKind
+from .services import register_local_cpu
 
 # Names as NVML/torch report them (lower-cased regex) -> (vendor, catalog model).
 GPU_NAME_ALIASES = [
