@@ -1,7 +1,7 @@
 """Where a figure came from, said the same way by every answer (API rows, dashboard tables, charts, CSVs).
 
 A run is *measured* (by an InferLedger agent, or `manage.py bench` here) or *published* (an MLPerf result
-imported by accounting.mlperf, stored with origin ``external`` and its PublishedResult: round, division,
+imported by results.mlperf, stored with origin ``external`` and its PublishedResult: round, division,
 submitter, system).
 """
 

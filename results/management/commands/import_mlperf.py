@@ -3,8 +3,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from accounting.mlperf.sources import SourceError, read_source, unique
-from accounting.mlperf.store import import_records
+from results.mlperf.sources import SourceError, read_source, unique
+from results.mlperf.store import import_records
 
 
 def print_report(command, report, *, strict: bool) -> None:

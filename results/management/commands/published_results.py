@@ -3,8 +3,8 @@ from collections import Counter
 
 from django.core.management.base import BaseCommand
 
-from accounting.mlperf.export import COLUMNS, EXTRA_COLUMNS, rows
 from inferledger.csv_cells import safe_row
+from results.mlperf.export import COLUMNS, EXTRA_COLUMNS, rows
 from results.models import PublishedResult
 
 

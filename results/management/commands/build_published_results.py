@@ -4,8 +4,8 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from accounting.mlperf import shipped
-from accounting.mlperf.sources import SourceError, read_source, unique
+from results.mlperf import shipped
+from results.mlperf.sources import SourceError, read_source, unique
 
 # The shared data next to the checkout (../shared/data), or INFERLEDGER_SHARED_DATA.
 SHARED_DATA = Path(os.environ.get("INFERLEDGER_SHARED_DATA") or Path(settings.BASE_DIR).parent / "shared" / "data")
@@ -20,7 +20,7 @@ DEFAULT_SOURCES = (
 class Command(BaseCommand):
     requires_system_checks = []  # a data command: skip URL/API checks (they import the whole web stack)
     help = (
-        "Rebuild accounting/data/mlperf_published.json.gz from MLPerf result trees "
+        "Rebuild results/data/mlperf_published.json.gz from MLPerf result trees "
         "(repeatable: the same trees give the same bytes)."
     )
 

@@ -2,14 +2,14 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from accounting.management.commands.import_mlperf import print_report
-from accounting.mlperf import shipped
-from accounting.mlperf.store import import_records
+from results.management.commands.import_mlperf import print_report
+from results.mlperf import shipped
+from results.mlperf.store import import_records
 
 
 class Command(BaseCommand):
     requires_system_checks = []  # a data command: skip URL/API checks (they import the whole web stack)
-    help = "Load the published MLPerf results shipped with InferLedger (accounting/data/). Idempotent."
+    help = "Load the published MLPerf results shipped with InferLedger (results/data/). Idempotent."
 
     def add_arguments(self, parser):
         parser.add_argument("--file", type=Path, default=shipped.SHIPPED_RESULTS, help="A shipped results file.")

@@ -2,8 +2,8 @@
 
 import pytest
 
-from accounting.mlperf import metrics
-from accounting.mlperf.accelerators import CatalogPart, Matcher, split_mixed
+from results.mlperf import metrics
+from results.mlperf.accelerators import CatalogPart, Matcher, split_mixed
 
 CATALOG = [
     CatalogPart(1, "NVIDIA H100 SXM5 80GB", 80, "gpu"),
