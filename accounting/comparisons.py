@@ -21,6 +21,7 @@ from results.models import BenchmarkRun
 from workloads import Workload
 
 from . import costing, operating_points, policy
+from .errors import FieldError
 from .offerings import offer_at_point
 from .operating_points import Sla
 
@@ -56,10 +57,8 @@ class Comparison:
     explanation: str
 
 
-class ComparisonError(ValueError):
-    def __init__(self, field: str, message: str):
-        self.field = field
-        super().__init__(message)
+class ComparisonError(FieldError):
+    """A side (or parameter) of a comparison that cannot be costed; `field` names it."""
 
 
 def _side(runs: list[BenchmarkRun], *, side: str, workload: Workload, price_kind: str, sla: Sla, at) -> SideCost:

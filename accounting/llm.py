@@ -22,6 +22,7 @@ from decimal import Decimal
 from workloads import Workload
 
 from . import costing
+from .errors import FieldError
 
 OUTPUT_TOKENS = "output_tokens"
 
@@ -108,10 +109,8 @@ class TargetLoad:
     basis: str
 
 
-class TargetError(ValueError):
-    def __init__(self, field: str, message: str):
-        self.field = field
-        super().__init__(message)
+class TargetError(FieldError):
+    """A target load stated wrongly (neither or both units, or requests/s without output tokens per request)."""
 
 
 def target_load(

@@ -26,17 +26,14 @@ from results.models import BenchmarkRun, RunOrigin
 from workloads import LLM_DECODER, Unit, Workload
 
 from . import costing
+from .errors import FieldError
 from .operating_points import Sla, counts_output_tokens
 
 SNAPSHOT_UTILIZATION = Decimal("1")
 
 
-class ParameterError(ValueError):
+class ParameterError(FieldError):
     """A parameter that makes the question unanswerable (e.g. an unknown workload); `field` names it."""
-
-    def __init__(self, field: str, message: str):
-        self.field = field
-        super().__init__(message)
 
 
 class Published(StrEnum):

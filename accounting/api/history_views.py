@@ -9,7 +9,6 @@ from drf_spectacular.utils import (
 )
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAdminUser, IsAuthenticated
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
@@ -27,8 +26,9 @@ from .ranking_serializers import (
     RankingSerializer,
 )
 from .renderers import RankingCSVRenderer
-from .serving_serializers import ServingQuerySerializer, ServingRankingSerializer
+from .serving_serializers import ServingRankingSerializer
 from .serving_views import serving_ranking_response
+from .validation import refused_as_400, validated
 
 INTERACTIVITY_PARAMETER = OpenApiParameter(
     "interactivity_tps_per_user", float, required=False,
@@ -59,16 +59,10 @@ class RankingView(APIView):
     )
     def get(self, request):
         if "interactivity_tps_per_user" in request.query_params:
-            serving = ServingQuerySerializer(data=request.query_params)
-            serving.is_valid(raise_exception=True)
-            return serving_ranking_response(request, serving.validated_data)
-        form = RankingQuerySerializer(data=request.query_params)
-        form.is_valid(raise_exception=True)
-        params = form.validated_data
-        try:
+            return serving_ranking_response(request)
+        params = validated(RankingQuerySerializer, request.query_params)
+        with refused_as_400(ParameterError):
             data = cached(params, lambda: RankingSerializer(ranking(**params)).data)
-        except ParameterError as exc:
-            raise ValidationError({exc.field: [str(exc)]}) from None
         response = Response(data)
         if request.accepted_renderer.format == "csv":
             response["Content-Disposition"] = f'attachment; filename="ranking-{data["workload"]["id"]}.csv"'
@@ -82,18 +76,7 @@ class CostSeriesView(APIView):
 
     @extend_schema(parameters=[CostSeriesQuerySerializer], responses=CostSnapshotSerializer(many=True))
     def get(self, request):
-        form = CostSeriesQuerySerializer(data=request.query_params)
-        form.is_valid(raise_exception=True)
-        data = form.validated_data
-        snapshots = cost_series(
-            accelerator_id=data["accelerator"],
-            workload_name=data["workload"],
-            price_kind=data["price_kind"],
-            sla_p99_ms=data.get("sla_p99_ms"),
-            ttft_p99_ms=data.get("ttft_p99_ms"),
-            tpot_p99_ms=data.get("tpot_p99_ms"),
-            since=data.get("since"),
-        )
+        snapshots = cost_series(**validated(CostSeriesQuerySerializer, request.query_params))
         return Response(CostSnapshotSerializer(snapshots, many=True).data)
 
 

@@ -20,7 +20,21 @@ from .ranking_serializers import (
 )
 
 
-class RecommendationRequestSerializer(PublishedQueryMixin, WorkloadQueryMixin):
+# What a capacity plan is bought under: the cost bases, how full a replica may run, the monthly budget, when
+# (the recommendation and the LLM serving plan ask the same; a comment, not a docstring, which the schema
+# would show as the description of every request that uses it).
+class CapacityPlanMixin(serializers.Serializer):
+    price_kinds = serializers.ListField(child=serializers.ChoiceField(choices=PriceKind.choices), min_length=1)
+    max_utilization = serializers.DecimalField(
+        max_digits=7, decimal_places=6, min_value=Decimal("0.01"), max_value=1, default=Decimal("0.7")
+    )
+    budget_usd_per_month = serializers.DecimalField(
+        max_digits=16, decimal_places=2, min_value=Decimal("0.01"), required=False
+    )
+    as_of = AsOfField(required=False)
+
+
+class RecommendationRequestSerializer(PublishedQueryMixin, WorkloadQueryMixin, CapacityPlanMixin):
     target_qps = serializers.DecimalField(
         max_digits=16, decimal_places=3, min_value=POSITIVE, required=False,
         help_text="Target rate in requests/s (inferences or samples/s; for LLM workloads requests/s, converted to "
@@ -35,14 +49,6 @@ class RecommendationRequestSerializer(PublishedQueryMixin, WorkloadQueryMixin):
         "LLM workloads: mean output tokens per request (converts target_qps); default the workload's."
     )
     annual_volume = serializers.DecimalField(max_digits=24, decimal_places=0, min_value=1)
-    price_kinds = serializers.ListField(child=serializers.ChoiceField(choices=PriceKind.choices), min_length=1)
-    max_utilization = serializers.DecimalField(
-        max_digits=7, decimal_places=6, min_value=Decimal("0.01"), max_value=1, default=Decimal("0.7")
-    )
-    budget_usd_per_month = serializers.DecimalField(
-        max_digits=16, decimal_places=2, min_value=Decimal("0.01"), required=False
-    )
-    as_of = AsOfField(required=False)
 
 
 class RunwaySerializer(serializers.Serializer):

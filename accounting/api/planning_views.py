@@ -18,6 +18,7 @@ from .planning_serializers import (
     RecommendationRequestSerializer,
     RecommendationResponseSerializer,
 )
+from .validation import refused_as_400, validated
 
 
 class RecommendationView(APIView):
@@ -31,13 +32,9 @@ class RecommendationView(APIView):
 
     @extend_schema(request=RecommendationRequestSerializer, responses=RecommendationResponseSerializer)
     def post(self, request):
-        form = RecommendationRequestSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data = form.validated_data
-        try:
+        data = validated(RecommendationRequestSerializer, request.data)
+        with refused_as_400(ParameterError, TargetError):
             plan = recommend(**data)
-        except (ParameterError, TargetError) as exc:
-            raise ValidationError({exc.field: [str(exc)]}) from None
         rows = [
             {
                 "row": option.row, "capacity": option.capacity, "over_budget": option.over_budget,
@@ -74,17 +71,13 @@ class ComparisonView(APIView):
 
     @extend_schema(request=ComparisonRequestSerializer, responses=ComparisonResponseSerializer)
     def post(self, request):
-        form = ComparisonRequestSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data = form.validated_data
-        try:
+        data = validated(ComparisonRequestSerializer, request.data)
+        with refused_as_400(ComparisonError):
             result = compare(
                 before=_runs(data["before"], "before"), after=_runs(data["after"], "after"),
                 price_kind=data["price_kind"], annual_volume=data["annual_volume"],
                 sla_p99_ms=data.get("sla_p99_ms"), ttft_p99_ms=data.get("ttft_p99_ms"),
                 tpot_p99_ms=data.get("tpot_p99_ms"), at=data.get("as_of"),
             )  # fmt: skip
-        except ComparisonError as exc:
-            raise ValidationError({exc.field: [str(exc)]}) from None
         body = {"currency": "USD", **result.__dict__}
         return Response(ComparisonResponseSerializer(body).data)

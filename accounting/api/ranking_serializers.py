@@ -102,7 +102,10 @@ class AsOfField(serializers.CharField):
             raise serializers.ValidationError(str(exc)) from None
 
 
-class RankingQuerySerializer(PublishedQueryMixin, WorkloadQueryMixin):
+# What a ranking's offers are read under: the cost basis and utilization, where and from whom the price is, how
+# the runs were made, and as of when (the rankings and the LLM serving ranking ask the same; a comment, not a
+# docstring, which the schema would show as the description of every serializer that uses it).
+class OfferFiltersMixin(serializers.Serializer):
     price_kind = serializers.ChoiceField(choices=PriceKind.choices)
     utilization = serializers.DecimalField(
         max_digits=7, decimal_places=6, min_value=Decimal("0.000001"), max_value=1, default=Decimal("1")
@@ -112,6 +115,9 @@ class RankingQuerySerializer(PublishedQueryMixin, WorkloadQueryMixin):
     precision = serializers.CharField(required=False, max_length=16)
     backend = serializers.CharField(required=False, max_length=32)
     as_of = AsOfField(required=False, help_text="YYYY-MM-DD or ISO-8601 date-time; default now.")
+
+
+class RankingQuerySerializer(PublishedQueryMixin, WorkloadQueryMixin, OfferFiltersMixin):
     input_tokens_per_request = token_length("LLM workloads: mean input tokens per request; default the workload's.")
     output_tokens_per_request = token_length("LLM workloads: mean output tokens per request; default the workload's.")
 
@@ -255,8 +261,8 @@ class RankingSerializer(serializers.Serializer):
 
 
 class CostSeriesQuerySerializer(serializers.Serializer):
-    accelerator = serializers.IntegerField(min_value=1)
-    workload = serializers.CharField(max_length=64)
+    accelerator = serializers.IntegerField(min_value=1, source="accelerator_id")
+    workload = serializers.CharField(max_length=64, source="workload_name")
     price_kind = serializers.ChoiceField(choices=PriceKind.choices)
     sla_p99_ms = latency_bound("Whole-request p99 bound of the series; omit (with the TTFT/TPOT ones) for no SLA.")
     ttft_p99_ms = latency_bound("LLM workloads: the series' TTFT p99 bound.")

@@ -37,7 +37,9 @@ class CostEstimateRequestSerializer(serializers.Serializer):
         allow_null=True,
         help_text="On-prem assumption set (purchase kind only); default: the latest 'default' version.",
     )
-    as_of = serializers.DateTimeField(required=False, allow_null=True, help_text="Price in force at; default now.")
+    as_of = serializers.DateTimeField(
+        source="at", required=False, allow_null=True, help_text="Price in force at; default now."
+    )
 
 
 class HourlyCostSerializer(serializers.Serializer):

@@ -8,7 +8,14 @@ from hardware_catalog.api.serializers import PriceSerializer
 from hardware_catalog.models import PriceKind
 
 from .. import policy
-from .ranking_serializers import AcceleratorRefSerializer, AsOfField, PublishedQueryMixin, published_field
+from .planning_serializers import CapacityPlanMixin
+from .ranking_serializers import (
+    AcceleratorRefSerializer,
+    AsOfField,
+    OfferFiltersMixin,
+    PublishedQueryMixin,
+    published_field,
+)
 from .serializers import HourlyCostSerializer, OnPremAssumptionsSerializer
 
 POSITIVE = Decimal("0.001")
@@ -21,32 +28,28 @@ def _positive(help_text: str, **kwargs):
     )
 
 
-class ServingQuerySerializer(PublishedQueryMixin):
+def _check_llm_target(attrs: dict) -> None:
+    """An LLM SLA is both bounds or neither, and the target speed is stated (or follows from TPOT)."""
+    if ("ttft_p99_ms" in attrs) != ("tpot_p99_ms" in attrs):
+        raise serializers.ValidationError({"tpot_p99_ms": "an LLM SLA needs both ttft_p99_ms and tpot_p99_ms"})
+    if "interactivity_tps_per_user" not in attrs and "tpot_p99_ms" not in attrs:
+        raise serializers.ValidationError(
+            {"interactivity_tps_per_user": "give a target interactivity, or ttft_p99_ms and tpot_p99_ms"}
+        )
+
+
+class ServingQuerySerializer(PublishedQueryMixin, OfferFiltersMixin):
     workload = serializers.CharField(max_length=64, help_text="An LLM workload id of the registry, e.g. llama2-70b-99.")
-    price_kind = serializers.ChoiceField(choices=PriceKind.choices)
     interactivity_tps_per_user = _positive("Target tokens/s per user (1000 / TPOT ms).")
     ttft_p99_ms = _positive("With tpot_p99_ms: read on the front of the points meeting TTFT p99 <= this.")
     tpot_p99_ms = _positive("With ttft_p99_ms: the target interactivity is 1000 / this (the stricter of the two).")
     input_tokens_per_request = _positive(
         "Mean input tokens per request for input/total costs; default: the workload's."
     )
-    utilization = serializers.DecimalField(
-        max_digits=7, decimal_places=6, min_value=Decimal("0.000001"), max_value=1, default=Decimal("1")
-    )
-    region = serializers.CharField(required=False, max_length=64)
-    provider = serializers.CharField(required=False, max_length=128)
-    precision = serializers.CharField(required=False, max_length=16)
-    backend = serializers.CharField(required=False, max_length=32)
-    as_of = AsOfField(required=False, help_text="YYYY-MM-DD or ISO-8601 date-time; default now.")
 
     def validate(self, attrs):
         attrs = super().validate(attrs)
-        if ("ttft_p99_ms" in attrs) != ("tpot_p99_ms" in attrs):
-            raise serializers.ValidationError({"tpot_p99_ms": "an LLM SLA needs both ttft_p99_ms and tpot_p99_ms"})
-        if "interactivity_tps_per_user" not in attrs and "tpot_p99_ms" not in attrs:
-            raise serializers.ValidationError(
-                {"interactivity_tps_per_user": "give a target interactivity, or ttft_p99_ms and tpot_p99_ms"}
-            )
+        _check_llm_target(attrs)
         return attrs
 
 
@@ -196,9 +199,8 @@ class ServingRankingSerializer(serializers.Serializer):
         return "USD"
 
 
-class ServingPlanRequestSerializer(PublishedQueryMixin):
+class ServingPlanRequestSerializer(PublishedQueryMixin, CapacityPlanMixin):
     workload = serializers.CharField(max_length=64, help_text="An LLM workload id of the registry.")
-    price_kinds = serializers.ListField(child=serializers.ChoiceField(choices=PriceKind.choices), min_length=1)
     interactivity_tps_per_user = _positive("Tokens/s each user gets (1000 / TPOT ms).")
     ttft_p99_ms = _positive("With tpot_p99_ms: read on the points meeting TTFT p99 <= this.")
     tpot_p99_ms = _positive("With ttft_p99_ms: the speed is at least 1000 / this.")
@@ -206,22 +208,10 @@ class ServingPlanRequestSerializer(PublishedQueryMixin):
     requests_per_s = _positive("Or: R requests/s ...")
     output_tokens_per_request = _positive("... of this many output tokens each.")
     input_tokens_per_request = _positive("Mean input tokens per request (input/total costs).")
-    max_utilization = serializers.DecimalField(
-        max_digits=7, decimal_places=6, min_value=Decimal("0.01"), max_value=1, default=Decimal("0.7")
-    )
-    budget_usd_per_month = serializers.DecimalField(
-        max_digits=16, decimal_places=2, min_value=Decimal("0.01"), required=False
-    )
-    as_of = AsOfField(required=False)
 
     def validate(self, attrs):
         attrs = super().validate(attrs)
-        if ("ttft_p99_ms" in attrs) != ("tpot_p99_ms" in attrs):
-            raise serializers.ValidationError({"tpot_p99_ms": "an LLM SLA needs both ttft_p99_ms and tpot_p99_ms"})
-        if "interactivity_tps_per_user" not in attrs and "tpot_p99_ms" not in attrs:
-            raise serializers.ValidationError(
-                {"interactivity_tps_per_user": "give a target interactivity, or ttft_p99_ms and tpot_p99_ms"}
-            )
+        _check_llm_target(attrs)
         by_users = "concurrent_users" in attrs
         by_requests = "requests_per_s" in attrs and "output_tokens_per_request" in attrs
         if by_users == by_requests:
@@ -264,7 +254,7 @@ class ServingPlanSerializer(serializers.Serializer):
 
 
 class ServingSeriesQuerySerializer(serializers.Serializer):
-    accelerator = serializers.IntegerField(min_value=1)
+    accelerator = serializers.IntegerField(min_value=1, source="accelerator_id")
     workload = serializers.CharField(max_length=64, help_text="An LLM workload id of the registry.")
     price_kind = serializers.ChoiceField(choices=PriceKind.choices)
     interactivity_tps_per_user = serializers.DecimalField(

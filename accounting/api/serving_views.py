@@ -1,7 +1,6 @@
 """LLM serving answers: the fronts of a workload, and its ranking at a target interactivity (thin views)."""
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
@@ -22,27 +21,24 @@ from .serving_serializers import (
     ServingSeriesPointSerializer,
     ServingSeriesQuerySerializer,
 )
+from .validation import refused_as_400, validated
 
 
-def _llm_workload_error(workload_id: str) -> Response | None:
-    try:
-        llm_workload(workload_id)
-    except ValueError as exc:  # UnknownWorkload is a ValueError too
-        return Response({"workload": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
-    return None
+def _llm_question(serializer_class, data) -> dict:
+    """The validated parameters of a question about an LLM workload; a 400 under `workload` for any other."""
+    params = validated(serializer_class, data)
+    with refused_as_400(ValueError, field="workload"):  # UnknownWorkload is a ValueError too
+        llm_workload(params["workload"])
+    return params
 
 
-def serving_ranking_response(request, params: dict) -> Response:
+def serving_ranking_response(request) -> Response:
     """The ranking at a target interactivity, cached like every ranking (shared by /rankings/)."""
     if request.accepted_renderer.format == "csv":
         request.accepted_renderer = ServingRankingCSVRenderer()
-    error = _llm_workload_error(params["workload"])
-    if error is not None:
-        return error
-    try:
+    params = _llm_question(ServingQuerySerializer, request.query_params)
+    with refused_as_400(ValueError):
         data = cached({"serving": True, **params}, lambda: ServingRankingSerializer(serving_ranking(**params)).data)
-    except ValueError as exc:
-        return Response({"non_field_errors": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
     response = Response(data)
     if request.accepted_renderer.format == "csv":
         response["Content-Disposition"] = f'attachment; filename="serving-ranking-{params["workload"]}.csv"'
@@ -59,9 +55,7 @@ class ServingRankingView(APIView):
 
     @extend_schema(parameters=[ServingQuerySerializer], responses=ServingRankingSerializer)
     def get(self, request):
-        form = ServingQuerySerializer(data=request.query_params)
-        form.is_valid(raise_exception=True)
-        return serving_ranking_response(request, form.validated_data)
+        return serving_ranking_response(request)
 
 
 class ServingFrontsView(APIView):
@@ -72,12 +66,7 @@ class ServingFrontsView(APIView):
 
     @extend_schema(parameters=[FrontsQuerySerializer], responses=FrontSerializer(many=True))
     def get(self, request):
-        form = FrontsQuerySerializer(data=request.query_params)
-        form.is_valid(raise_exception=True)
-        params = form.validated_data
-        error = _llm_workload_error(params["workload"])
-        if error is not None:
-            return error
+        params = _llm_question(FrontsQuerySerializer, request.query_params)
         return Response(FrontSerializer(fronts(**params), many=True).data)
 
 
@@ -89,16 +78,9 @@ class ServingPlanView(APIView):
 
     @extend_schema(request=ServingPlanRequestSerializer, responses=ServingPlanSerializer)
     def post(self, request):
-        form = ServingPlanRequestSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        params = form.validated_data
-        error = _llm_workload_error(params["workload"])
-        if error is not None:
-            return error
-        try:
+        params = _llm_question(ServingPlanRequestSerializer, request.data)
+        with refused_as_400(ValueError):
             result = plan(**params)
-        except ValueError as exc:
-            return Response({"non_field_errors": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
         return Response(ServingPlanSerializer(result).data)
 
 
@@ -110,14 +92,7 @@ class ServingCostSeriesView(APIView):
 
     @extend_schema(parameters=[ServingSeriesQuerySerializer], responses=ServingSeriesPointSerializer(many=True))
     def get(self, request):
-        form = ServingSeriesQuerySerializer(data=request.query_params)
-        form.is_valid(raise_exception=True)
-        params = form.validated_data
-        error = _llm_workload_error(params["workload"])
-        if error is not None:
-            return error
-        try:
-            series = cost_series_at(accelerator_id=params.pop("accelerator"), **params)
-        except ValueError as exc:
-            return Response({"non_field_errors": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
+        params = _llm_question(ServingSeriesQuerySerializer, request.query_params)
+        with refused_as_400(ValueError):
+            series = cost_series_at(**params)
         return Response(ServingSeriesPointSerializer(series, many=True).data)

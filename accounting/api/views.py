@@ -1,11 +1,11 @@
 from drf_spectacular.utils import extend_schema
-from rest_framework import status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ..offerings import NoPriceError, estimate_cost
 from .serializers import CostEstimateRequestSerializer, CostEstimateResponseSerializer
+from .validation import refused_as_400, validated
 
 
 class CostEstimateView(APIView):
@@ -18,23 +18,10 @@ class CostEstimateView(APIView):
 
     @extend_schema(request=CostEstimateRequestSerializer, responses=CostEstimateResponseSerializer)
     def post(self, request):
-        form = CostEstimateRequestSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data = form.validated_data
-        try:
-            estimate = estimate_cost(
-                data["accelerator"],
-                price_kind=data["price_kind"],
-                throughput_per_s=data["throughput_per_s"],
-                utilization=data["utilization"],
-                measured_power_w=data.get("measured_power_w"),
-                at=data.get("as_of"),
-                assumptions=data.get("assumptions"),
-            )
-        except NoPriceError as exc:
-            return Response({"price_kind": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
-        except ValueError as exc:
-            return Response({"non_field_errors": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
+        data = validated(CostEstimateRequestSerializer, request.data)
+        # No price of the kind in force is the price_kind's fault; any other refusal, the question's.
+        with refused_as_400(ValueError), refused_as_400(NoPriceError, field="price_kind"):
+            estimate = estimate_cost(**data)
         offer = estimate.offer
         body = {
             "accelerator": offer.accelerator.pk,
