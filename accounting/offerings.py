@@ -20,6 +20,13 @@ class NoPriceError(ValueError):
     """The catalog has no price of the asked kind in force for the accelerator at that time."""
 
 
+def no_price_reason(price_kind: str, at: datetime, *, region=None, provider=None) -> str:
+    """Why an accelerator has no cost on `price_kind`, as a ranking lists it (the filters asked for named)."""
+    named = [f"region {region}" if region else "", f"provider {provider}" if provider else ""]
+    where = "".join(f" in {part}" for part in named if part)
+    return f"no {price_kind} price in force at {at.date().isoformat()}{where}"
+
+
 @dataclass(frozen=True)
 class HourlyOffer:
     """An accelerator's hourly cost, with the price row and assumption set that produced it."""

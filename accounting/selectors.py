@@ -20,7 +20,7 @@ from workloads import Workload
 
 from . import costing, llm, operating_points, policy
 from .models import CostSnapshot
-from .offerings import offer_at_point
+from .offerings import no_price_reason, offer_at_point
 from .operating_points import Sla
 from .provenance import published_by_source, published_of, source_label
 
@@ -150,9 +150,7 @@ def ranking(
             return InfeasibleRow(accelerator, reason, point.latency_p99_ms, run.origin, source, run.accelerator_count)
 
         if price is None:
-            infeasible.append(
-                unfit(f"no {price_kind} price in force at {at.date().isoformat()}" + _where(region, provider))
-            )
+            infeasible.append(unfit(no_price_reason(price_kind, at, region=region, provider=provider)))
             continue
         try:
             offer = offer_at_point(accelerator, point, price=price, assumptions=assumptions)
@@ -187,11 +185,6 @@ def ranking(
 
 def _row_key(accelerator_id, origin, external_source, accelerator_count) -> tuple:
     return (accelerator_id, origin, external_source, accelerator_count)
-
-
-def _where(region, provider) -> str:
-    parts = [f"region {region}" if region else "", f"provider {provider}" if provider else ""]
-    return "".join(f" in {part}" for part in parts if part)
 
 
 def _with_rank(row: RankingRow, rank: int) -> RankingRow:

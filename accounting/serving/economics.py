@@ -140,22 +140,22 @@ def capacity_at(
     )  # fmt: skip
 
 
+def _positive_product(**factors) -> Decimal:
+    """The product of two named figures, each of which must be greater than zero (the error names both)."""
+    (first_name, first), (second_name, second) = ((name, costing.to_decimal(v, name)) for name, v in factors.items())
+    if first <= 0 or second <= 0:
+        raise ValueError(f"{first_name} and {second_name} must be greater than zero")
+    return first * second
+
+
 def users_demand(*, concurrent_users, tokens_per_s_per_user) -> Decimal:
     """Output tokens/s that N users each streaming at X tokens/s need."""
-    users = costing.to_decimal(concurrent_users, "concurrent_users")
-    speed = costing.to_decimal(tokens_per_s_per_user, "tokens_per_s_per_user")
-    if users <= 0 or speed <= 0:
-        raise ValueError("concurrent_users and tokens_per_s_per_user must be greater than zero")
-    return users * speed
+    return _positive_product(concurrent_users=concurrent_users, tokens_per_s_per_user=tokens_per_s_per_user)
 
 
 def requests_demand(*, requests_per_s, output_tokens_per_request) -> Decimal:
     """Output tokens/s that R requests/s of a stated output length need."""
-    rate = costing.to_decimal(requests_per_s, "requests_per_s")
-    length = costing.to_decimal(output_tokens_per_request, "output_tokens_per_request")
-    if rate <= 0 or length <= 0:
-        raise ValueError("requests_per_s and output_tokens_per_request must be greater than zero")
-    return rate * length
+    return _positive_product(requests_per_s=requests_per_s, output_tokens_per_request=output_tokens_per_request)
 
 
 def tie_groups(intervals: Sequence[tuple[Decimal, Decimal]]) -> list[int]:

@@ -14,7 +14,7 @@ from hardware_catalog.selectors import cheapest_prices_in_force, onprem_assumpti
 from workloads import registry
 
 from .. import costing, policy
-from ..offerings import hourly_offer
+from ..offerings import hourly_offer, no_price_reason
 from .economics import Energy, TokenCosts, energy_at, input_tokens_per_output_token, tie_groups, token_costs
 from .front import (
     INTERPOLATION_METHOD,
@@ -146,8 +146,7 @@ def serving_ranking(
         bases, problems = _bases(group, reading, prices, assumptions, energy, ratio, share)
         chosen = next((b for b in bases if b.price_kind == price_kind), None)
         if chosen is None:
-            where = "".join(f" in {part}" for part in (region, provider) if part)
-            reason = problems.get(price_kind) or f"no {price_kind} price in force at {at.date().isoformat()}{where}"
+            reason = problems.get(price_kind) or no_price_reason(price_kind, at, region=region, provider=provider)
             refused.append(ServingRefusal(group, reason))
             continue
         others = [b for b in bases if b is not chosen]
