@@ -93,20 +93,47 @@ class Redis:
         wait_until(lambda: not self.ping(), timeout_s=10, what="redis to stop")
 
 
-class Processes:
-    """Worker subprocesses in their own process groups, logs in a folder; the control worker is supervised."""
+class ProcessGroups:
+    """Subprocesses of the repository, each in a process group of its own (so a kill -9 takes its children too)
+    and logging to a file of its own in `log_dir` (the fault benchmark's workers and the integration tests')."""
 
     def __init__(self, env: dict, log_dir: Path):
-        self.env, self.log_dir, self.procs = env, log_dir, []
-        self.control_starts, self._supervising = 0, False
-        self.control_proc: subprocess.Popen | None = None
+        self.env, self.log_dir = env, log_dir
+        self.procs: list[subprocess.Popen] = []
 
-    def start(self, argv: list[str], name: str, **extra_env) -> subprocess.Popen:
-        log = open(self.log_dir / f"{name}-{len(self.procs)}.log", "w")
-        proc = subprocess.Popen(argv, cwd=ROOT, env=self.env | extra_env, stdout=log, stderr=subprocess.STDOUT,
+    def start(self, argv: list[str], name: str, *, unset: tuple[str, ...] = (), **extra_env) -> subprocess.Popen:
+        """Run `argv` in the repository root with this environment, less `unset`, plus `extra_env`."""
+        log_path = self.log_dir / f"{name}-{len(self.procs)}.log"
+        env = {key: value for key, value in self.env.items() if key not in unset} | extra_env
+        proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=open(log_path, "w"), stderr=subprocess.STDOUT,
                                 start_new_session=True)  # fmt: skip
+        proc.log_path = log_path  # type: ignore[attr-defined]
         self.procs.append(proc)
         return proc
+
+    @staticmethod
+    def kill(proc: subprocess.Popen) -> None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=30)
+
+    def stop_all(self) -> None:
+        for proc in self.procs:
+            self.kill(proc)
+
+    def tail(self, chars: int = 3000) -> str:
+        return "\n".join(f"--- {p.name}\n{p.read_text()[-chars:]}" for p in sorted(self.log_dir.glob("*.log")))
+
+
+class Processes(ProcessGroups):
+    """The fault benchmark's workers; the control worker is supervised."""
+
+    def __init__(self, env: dict, log_dir: Path):
+        super().__init__(env, log_dir)
+        self.control_starts, self._supervising = 0, False
+        self.control_proc: subprocess.Popen | None = None
 
     def _control(self) -> subprocess.Popen:
         argv = [sys.executable, "-m", "celery", "-A", "inferledger", "worker", "--queues", "control",
@@ -132,26 +159,10 @@ class Processes:
 
     def agent(self, name: str, secret: str) -> subprocess.Popen:
         """An agent as docs/operations.md deploys it: the broker URL and its own secret, no SECRET_KEY, no database."""
-        log = open(self.log_dir / f"agent-{name}-{len(self.procs)}.log", "w")
-        env = {key: value for key, value in self.env.items() if key not in ("SECRET_KEY", "DATABASE_URL")}
-        proc = subprocess.Popen([sys.executable, "manage.py", "run_agent", "--name", name], cwd=ROOT,
-                                env=env | {"INFERLEDGER_AGENT_SECRET": secret, "DEBUG": "false"}, stdout=log,
-                                stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
-        self.procs.append(proc)
-        return proc
-
-    @staticmethod
-    def kill(proc: subprocess.Popen) -> None:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait(timeout=30)
+        argv = [sys.executable, "manage.py", "run_agent", "--name", name]
+        return self.start(argv, f"agent-{name}", unset=("SECRET_KEY", "DATABASE_URL"), INFERLEDGER_AGENT_SECRET=secret,
+                          DEBUG="false")  # fmt: skip
 
     def stop_all(self) -> None:
         self._supervising = False
-        for proc in self.procs:
-            self.kill(proc)
-
-    def tail(self, chars: int = 3000) -> str:
-        return "\n".join(f"--- {p.name}\n{p.read_text()[-chars:]}" for p in sorted(self.log_dir.glob("*.log")))
+        super().stop_all()

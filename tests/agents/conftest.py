@@ -5,29 +5,24 @@ does, before pytest-django flushes the tables the workers were writing to.
 """
 
 import os
-import signal
 import subprocess
 import sys
-import time
-from pathlib import Path
 
 import pytest
 
+from benchmarks.faultkit import ProcessGroups, wait_until
 from tests.service_preflight import redis_url
 
-ROOT = Path(__file__).resolve().parents[2]
 # Short enough that a job held by a killed worker is redelivered within seconds (production: hours).
 TEST_VISIBILITY_TIMEOUT_S = 6
 
 
 def wait_for(predicate, *, timeout_s: float, interval_s: float = 0.05, what: str = "condition"):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval_s)
-    raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
+    """The first truthy value of `predicate()`; a failed test (AssertionError) when none comes in time."""
+    try:
+        return wait_until(predicate, timeout_s=timeout_s, interval_s=interval_s, what=what)
+    except TimeoutError as exc:
+        raise AssertionError(str(exc)) from None
 
 
 def _reset_producer_pools(app):
@@ -59,24 +54,8 @@ def celery_broker(settings):
     client.flushdb()
 
 
-class Workers:
+class Workers(ProcessGroups):
     """Starts worker subprocesses on the test database; kills them all (process groups) on teardown."""
-
-    def __init__(self, env: dict, log_dir: Path):
-        self.env, self.log_dir, self.procs = env, log_dir, []
-
-    def start(self, argv: list[str], name: str, **extra_env) -> subprocess.Popen:
-        proc = subprocess.Popen(
-            argv,
-            cwd=ROOT,
-            env=self.env | extra_env,
-            stdout=open(self.log_dir / f"{name}-{len(self.procs)}.log", "w"),
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        proc.log_path = self.log_dir / f"{name}-{len(self.procs)}.log"
-        self.procs.append(proc)
-        return proc
 
     @staticmethod
     def wait_for_log(proc: subprocess.Popen, text: str, timeout_s: float = 60) -> None:
@@ -98,21 +77,6 @@ class Workers:
         argv = [sys.executable, "manage.py", "run_agent", "--name", name]
         return self.start(argv, f"agent-{name}", INFERLEDGER_AGENT_SECRET=secret, **extra_env)
 
-    @staticmethod
-    def kill(proc: subprocess.Popen) -> None:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait(timeout=30)
-
-    def logs(self) -> str:
-        return "\n".join(f"--- {path.name}\n{path.read_text()[-4000:]}" for path in sorted(self.log_dir.glob("*.log")))
-
-    def stop_all(self) -> None:
-        for proc in self.procs:
-            self.kill(proc)
-
 
 @pytest.fixture
 def workers(transactional_db, celery_broker, tmp_path):
@@ -130,4 +94,4 @@ def workers(transactional_db, celery_broker, tmp_path):
     started = Workers(env, tmp_path)
     yield started
     started.stop_all()
-    print(started.logs())  # shown by pytest only when the test failed
+    print(started.tail(4000))  # shown by pytest only when the test failed
