@@ -47,16 +47,13 @@ def test_it_costs_an_onprem_accelerator_per_million_to_the_cent():
     assert per_million.quantize(Decimal("0.01")) == Decimal("1.46")
 
 
+# A $1,000 accelerator with no host share and no opex: the tests below state the figures they are about.
+SMALL_ONPREM = {"accelerator_price_usd": "1000", "host_capex_share_usd": "0", "opex_fraction_per_year": "0"}
+
+
 def test_it_prefers_measured_power_to_tdp_and_says_so():
     hourly = costing.onprem_hourly_cost(
-        accelerator_price_usd="1000",
-        host_capex_share_usd="0",
-        amortization_years="1",
-        opex_fraction_per_year="0",
-        usd_per_kwh="0.10",
-        pue="1",
-        measured_power_w="250",
-        tdp_w=700,
+        **SMALL_ONPREM, amortization_years="1", usd_per_kwh="0.10", pue="1", measured_power_w="250", tdp_w=700
     )
     # 250 W / 1000 * 1 * 0.10 = 0.025 USD per hour
     assert hourly.power_usd_per_hour == Decimal("0.025000")
@@ -80,29 +77,18 @@ def test_it_refuses_impossible_cost_inputs_with_a_clear_error(kwargs, message):
         costing.cost_per_million(**kwargs)
 
 
-def test_it_refuses_amortization_of_zero_years():
-    with pytest.raises(ValueError, match="amortization_years must be greater than zero"):
-        costing.onprem_hourly_cost(
-            accelerator_price_usd="1000",
-            host_capex_share_usd="0",
-            amortization_years="0",
-            opex_fraction_per_year="0",
-            usd_per_kwh="0.1",
-            pue="1.2",
-            tdp_w=100,
-        )
-
-
-def test_it_needs_some_power_figure_for_onprem():
-    with pytest.raises(ValueError, match="neither was given"):
-        costing.onprem_hourly_cost(
-            accelerator_price_usd="1000",
-            host_capex_share_usd="0",
-            amortization_years="3",
-            opex_fraction_per_year="0",
-            usd_per_kwh="0.1",
-            pue="1.2",
-        )
+@pytest.mark.parametrize(
+    "figures, message",
+    [
+        pytest.param({"amortization_years": "0", "tdp_w": 100}, "amortization_years must be greater than zero",
+                     id="amortization-of-zero-years"),
+        pytest.param({"amortization_years": "3"}, "needs measured_power_w or tdp_w: neither was given",
+                     id="no-power-figure"),
+    ],
+)  # fmt: skip
+def test_it_refuses_impossible_onprem_inputs_with_a_clear_error(figures, message):
+    with pytest.raises(ValueError, match=message):
+        costing.onprem_hourly_cost(**SMALL_ONPREM, usd_per_kwh="0.1", pue="1.2", **figures)
 
 
 def test_it_sizes_capacity_and_monthly_cost():

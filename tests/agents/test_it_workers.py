@@ -35,6 +35,26 @@ def _job(job_id) -> Job:
     return Job.objects.get(pk=job_id)
 
 
+def _mid_run(workers, staff_api, agent_name: str):
+    """A control worker and agent `agent_name`, one second into a 4 s single-stream job: (agent process, job id)."""
+    workers.control()
+    agent_proc = workers.agent(agent_name)
+    _agent_online(agent_name)
+    spec = {**TWO_ITEMS, "scenarios": ["single-stream"], "min_duration_ms": 4000, "agent": agent_name}
+    job_id = staff_api.post("/api/v1/jobs/", spec, format="json").data["id"]
+    wait_for(lambda: _job(job_id).state == "running", timeout_s=60, what="the agent to start the job")
+    time.sleep(1.0)
+    return agent_proc, job_id
+
+
+def _finished(job_id, timeout_s: float) -> Job:
+    def done():
+        job = _job(job_id)
+        return job if job.state in ("succeeded", "failed") else None
+
+    return wait_for(done, timeout_s=timeout_s, what="the job to finish")
+
+
 def test_it_runs_a_job_enqueued_through_the_api_on_the_agent(catalog, staff_api, workers):
     workers.control()
     workers.agent("it-agent")
@@ -63,13 +83,7 @@ def test_it_runs_a_job_enqueued_through_the_api_on_the_agent(catalog, staff_api,
 
 
 def test_it_completes_a_job_exactly_once_after_the_agent_is_killed_mid_run(catalog, staff_api, workers):
-    workers.control()
-    agent_proc = workers.agent("crash-agent")
-    _agent_online("crash-agent")
-    spec = {**TWO_ITEMS, "scenarios": ["single-stream"], "min_duration_ms": 4000}
-    job_id = staff_api.post("/api/v1/jobs/", {**spec, "agent": "crash-agent"}, format="json").data["id"]
-    wait_for(lambda: _job(job_id).state == "running", timeout_s=60, what="the agent to start the job")
-    time.sleep(1.0)
+    agent_proc, job_id = _mid_run(workers, staff_api, "crash-agent")
 
     workers.kill(agent_proc)  # kill -9 of the whole worker (main process and pool child): the host died
     killed_at = time.monotonic()
@@ -78,9 +92,7 @@ def test_it_completes_a_job_exactly_once_after_the_agent_is_killed_mid_run(catal
     time.sleep(max(0.0, TEST_VISIBILITY_TIMEOUT_S + 1 - (time.monotonic() - killed_at)))
     workers.agent("crash-agent")
 
-    job = wait_for(
-        lambda: (j := _job(job_id)).state in ("succeeded", "failed") and j, timeout_s=120, what="the job to finish"
-    )
+    job = _finished(job_id, timeout_s=120)
     assert job.state == "succeeded", job.error
     assert job.attempts == 2
     assert BenchmarkRun.objects.filter(job_id=job_id).count() == 1
@@ -114,20 +126,12 @@ def _children(pid: int) -> list[int]:
 
 
 def test_it_reruns_a_job_at_once_when_the_pool_child_is_killed(catalog, staff_api, workers):
-    workers.control()
-    agent_proc = workers.agent("child-agent")
-    _agent_online("child-agent")
-    spec = {**TWO_ITEMS, "scenarios": ["single-stream"], "min_duration_ms": 4000}
-    job_id = staff_api.post("/api/v1/jobs/", {**spec, "agent": "child-agent"}, format="json").data["id"]
-    wait_for(lambda: _job(job_id).state == "running", timeout_s=60, what="the agent to start the job")
-    time.sleep(1.0)
+    agent_proc, job_id = _mid_run(workers, staff_api, "child-agent")
 
     (child,) = _children(agent_proc.pid)
     os.kill(child, signal.SIGKILL)  # OOM-killer style: the benchmark process dies, the worker lives
 
-    job = wait_for(
-        lambda: (j := _job(job_id)).state in ("succeeded", "failed") and j, timeout_s=90, what="the job to finish"
-    )
+    job = _finished(job_id, timeout_s=90)
     assert job.state == "succeeded", job.error
     assert job.attempts == 2 and BenchmarkRun.objects.filter(job_id=job_id).count() == 1
 
@@ -146,7 +150,7 @@ def test_it_stops_a_cancelled_job_on_the_agent_which_then_takes_the_next_job(cat
     quick = staff_api.post("/api/v1/jobs/", {**TWO_ITEMS, "agent": "cancel-agent"}, format="json").data["id"]
     # Uncancelled, the slow job would hold the agent for its two 20 s items (40 s); the next job must finish
     # before that. The bound leaves room for a loaded machine (15 s was missed under load, not by a defect).
-    job = wait_for(lambda: (j := _job(quick)).state in ("succeeded", "failed") and j, timeout_s=35, what="next job")
+    job = _finished(quick, timeout_s=35)
     assert job.state == "succeeded", job.error
     cancelled = _job(job_id)
     assert cancelled.state == "cancelled" and cancelled.attempts == 1

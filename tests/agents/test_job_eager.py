@@ -44,21 +44,11 @@ def test_it_queues_a_job_in_the_request_and_the_local_agent_runs_it(
 def test_a_job_whose_backend_raises_mid_run_fails_within_seconds_with_the_traceback(
     catalog, staff_api, django_capture_on_commit_callbacks, monkeypatch, caplog
 ):
-    import threading
     import time
 
-    from agents.harness.backends.eager import EagerBackend
+    from tests.harness.conftest_helpers import break_offline_eager_forward
 
-    calls, eager_forward = [], EagerBackend.forward
-
-    def forward(self, *inputs):  # raises on its 6th batch inside the LoadGen test (the offline worker)
-        if threading.current_thread().name == "offline-sut":
-            calls.append(1)
-            if len(calls) == 6:
-                raise RuntimeError("backend broke mid-run")
-        return eager_forward(self, *inputs)
-
-    monkeypatch.setattr(EagerBackend, "forward", forward)
+    break_offline_eager_forward(monkeypatch, on_batch=6)  # inside the LoadGen test (the offline worker)
     spec = FAST_SPEC | {"scenarios": ["offline"], "offline_batch_sizes": [1], "rounds": 1}
     started = time.monotonic()
     with django_capture_on_commit_callbacks(execute=True):

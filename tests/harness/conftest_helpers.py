@@ -1,5 +1,7 @@
 """Shared test settings (LoadGen runs short enough for a unit test suite) and test backends."""
 
+import threading
+
 import torch
 
 from agents.harness.backends.eager import EagerBackend
@@ -30,3 +32,18 @@ class PerturbedEagerBackend(EagerBackend):
 
 def perturbed_eager(offset: float) -> type[PerturbedEagerBackend]:
     return type("PerturbedEagerBackend", (PerturbedEagerBackend,), {"offset": offset})
+
+
+def break_offline_eager_forward(monkeypatch, *, on_batch: int = 6) -> None:
+    """Eager PyTorch raises RuntimeError("backend broke mid-run") on its `on_batch`-th batch in LoadGen's offline
+    worker thread ("offline-sut"): a backend that fails mid-run, everywhere else the real one."""
+    calls, eager_forward = [], EagerBackend.forward
+
+    def forward(self, *inputs):
+        if threading.current_thread().name == "offline-sut":
+            calls.append(1)
+            if len(calls) == on_batch:
+                raise RuntimeError("backend broke mid-run")
+        return eager_forward(self, *inputs)
+
+    monkeypatch.setattr(EagerBackend, "forward", forward)

@@ -15,7 +15,7 @@ from agents.harness.scenarios import Engine, SutFailed, run_offline, run_server,
 from agents.harness.suite import run_suite
 from agents.harness.telemetry import TelemetrySession
 from agents.harness.workloads import get_workload
-from tests.harness.conftest_helpers import FAST
+from tests.harness.conftest_helpers import FAST, break_offline_eager_forward
 
 # Generous, so that it holds on a slow shared machine: the point is "ends", not "fast".
 ENDS_WITHIN_S = 30
@@ -78,16 +78,7 @@ def test_it_fails_a_single_stream_point_whose_backend_raises_in_loadgens_thread(
 
 @NEVER_HANG
 def test_a_suite_reports_an_item_that_raised_as_a_failure_with_its_traceback_not_a_skip(tmp_path, monkeypatch):
-    calls, eager_forward = [], EagerBackend.forward
-
-    def forward(self, *inputs):
-        if threading.current_thread().name == "offline-sut":
-            calls.append(1)
-            if len(calls) == 6:
-                raise RuntimeError("backend broke mid-run")
-        return eager_forward(self, *inputs)
-
-    monkeypatch.setattr(EagerBackend, "forward", forward)
+    break_offline_eager_forward(monkeypatch, on_batch=6)
     items = [
         SuiteItem("tabular", "tiny", "offline", "eager", "fp32", "cpu", FAST.with_(offline_batch_sizes=(1,))),
         SuiteItem("tabular", "tiny", "offline", "cudagraphs", "fp32", "cpu", FAST),
