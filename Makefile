@@ -30,19 +30,22 @@ $(STAMP): requirements.txt requirements-dev.txt
 
 venv: $(STAMP)
 
+# An engine's own environment ($(1)) from its pinned requirements file (the prerequisite), without resolving:
+# the pins are complete and clash with ours.
+define engine_venv
+test -x $(1)/bin/python || $(PYTHON) -m venv $(1)
+$(1)/bin/python -m pip install --quiet --no-deps -r $<
+rm -f $(1)/.installed-*
+touch $@
+endef
+
 $(VLLM_STAMP): requirements-vllm.txt
-	test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
-	$(VLLM_VENV)/bin/python -m pip install --quiet --no-deps -r requirements-vllm.txt
-	rm -f $(VLLM_VENV)/.installed-*
-	touch $@
+	$(call engine_venv,$(VLLM_VENV))
 
 vllm-venv: $(VLLM_STAMP)
 
 $(KSERVE_STAMP): requirements-kserve.txt
-	test -x $(KSERVE_VENV)/bin/python || $(PYTHON) -m venv $(KSERVE_VENV)
-	$(KSERVE_VENV)/bin/python -m pip install --quiet --no-deps -r requirements-kserve.txt
-	rm -f $(KSERVE_VENV)/.installed-*
-	touch $@
+	$(call engine_venv,$(KSERVE_VENV))
 
 kserve-venv: $(KSERVE_STAMP)
 

@@ -142,6 +142,11 @@ def _quality(benchmark_suffix: str, metric: str) -> str:
     return f"{benchmark_suffix} % of the FP32 reference's {metric}"
 
 
+# Our own and the smoke-test workloads have no published quality target: the harness's guard compares each
+# backend/precision with the fp32 run of the same weights.
+_FP32_GUARD = "fp32 reference of the same weights (accuracy guard)"
+
+
 _BUILT_IN: tuple[Workload, ...] = (
     # --- LLM decoders -------------------------------------------------------------------------------
     *(
@@ -258,7 +263,7 @@ _BUILT_IN: tuple[Workload, ...] = (
         reference_model="2-layer, 64-dim Llama-design decoder with random weights",
         unit=Unit.OUTPUT_TOKENS,
         input_description="32 prompt tokens, 16 generated tokens",
-        quality_target="fp32 reference of the same weights (accuracy guard)",
+        quality_target=_FP32_GUARD,
         input_tokens_per_request=_MS(32),
         output_tokens_per_request=_MS(16),
         max_input_tokens=32,
@@ -294,7 +299,7 @@ _BUILT_IN: tuple[Workload, ...] = (
         reference_model="2-layer, 64-dim BERT-design encoder with random weights",
         unit=Unit.SAMPLES,
         input_description="32 tokens per sample",
-        quality_target="fp32 reference of the same weights (accuracy guard)",
+        quality_target=_FP32_GUARD,
         smoke_stand_in_for="bert-large-99",
         harness=("encoder", "tiny"),
         standard_slas_ms=(_MS("50"), _MS("130"), None),
@@ -320,7 +325,7 @@ _BUILT_IN: tuple[Workload, ...] = (
         reference_model="small ResNet-design CNN with random weights",
         unit=Unit.SAMPLES,
         input_description="32×32 RGB images",
-        quality_target="fp32 reference of the same weights (accuracy guard)",
+        quality_target=_FP32_GUARD,
         smoke_stand_in_for="resnet50",
         harness=("cv-classification", "tiny"),
         standard_slas_ms=(_MS("15"), _MS("100"), None),
@@ -399,7 +404,7 @@ _BUILT_IN: tuple[Workload, ...] = (
         reference_model="26 embedding tables of at most 1,000 rows of dim 16, 2-layer DCNv2 cross net",
         unit=Unit.SAMPLES,
         input_description="13 dense features and 26 multi-hot categorical features (214 ids) per sample",
-        quality_target="fp32 reference of the same weights (accuracy guard)",
+        quality_target=_FP32_GUARD,
         smoke_stand_in_for="dlrm-v2-99",
         harness=("recommendation", "tiny"),
         standard_slas_ms=(_MS("60"), None),
@@ -424,7 +429,7 @@ _BUILT_IN: tuple[Workload, ...] = (
         parameter_count=1_181_697,
         unit=Unit.INFERENCES,
         input_description="512 float features per inference",
-        quality_target="fp32 reference of the same weights (accuracy guard)",
+        quality_target=_FP32_GUARD,
         harness=("tabular", "reference"),
         standard_slas_ms=(_MS("5"), _MS("20"), None),
     ),
@@ -435,7 +440,7 @@ _BUILT_IN: tuple[Workload, ...] = (
         reference_model="MLP 256→1024→512→1 with random weights",
         unit=Unit.INFERENCES,
         input_description="256 float features per inference",
-        quality_target="fp32 reference of the same weights (accuracy guard)",
+        quality_target=_FP32_GUARD,
         smoke_stand_in_for="risk-mlp",
         harness=("tabular", "tiny"),
         standard_slas_ms=(_MS("5"), _MS("20"), None),
