@@ -21,8 +21,8 @@ from django.db.models import Exists, F, OuterRef, Q, Window
 from django.db.models.functions import RowNumber
 
 import workloads
-from agents.harness.verdict import describe_accuracy
 from results.models import BenchmarkRun, RunOrigin
+from results.verdict import describe_accuracy
 from workloads import LLM_DECODER, Unit, Workload
 
 from . import costing

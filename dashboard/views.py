@@ -10,11 +10,11 @@ from django.views.decorators.http import require_GET
 
 from accounting import comparisons, policy
 from accounting.selectors import ranking
-from agents.harness.verdict import describe_accuracy
 from agents.jobs import job_create
 from agents.jobspec import JobSpecError
 from agents.models import Agent, Job
 from results.point_logs import log_download
+from results.verdict import describe_accuracy
 
 from . import figures, page_tables, selectors
 from .figures import unit_words

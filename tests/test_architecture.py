@@ -43,6 +43,7 @@ def test_the_tree_keeps_every_import_contract():
         ("agents/runner/uses_orm.py", "from django.db import models\n", "agents.runner) imports no Django"),
         ("hardware_catalog/uses_accounting.py", "import accounting.policy\n", "Apps depend one way"),
         ("results/uses_fleet.py", "import agents.jobs\n", "Apps depend one way"),
+        ("accounting/uses_fleet.py", "import agents.models\n", "Apps depend one way"),
         ("accounting/uses_selectors.py", "from accounting import policy\n", None),
     ],
 )

@@ -7,8 +7,8 @@ from agents.harness.accuracy import ACCURACY_SEED, RELATIVE_TOLERANCE, check_acc
 from agents.harness.backends import BACKENDS
 from agents.harness.backends.eager import EagerBackend
 from agents.harness.runner import SuiteItem, run_item
-from agents.harness.verdict import describe_accuracy
 from agents.harness.workloads import get_workload
+from results.verdict import describe_accuracy
 
 from .conftest_helpers import FAST, perturbed_eager
 

@@ -14,12 +14,12 @@ from agents.harness.endpoints.run import run_endpoint_items
 from agents.harness.endpoints.target import ENDPOINT_SCENARIOS, PROTOCOLS
 from agents.harness.names import SCENARIOS, SIZES
 from agents.harness.suite import SUITES, Failure, Skip, plan_suite, plan_user_workload, run_suite
-from agents.harness.verdict import describe_accuracy
 from agents.jobspec import spec_errors
 from agents.models import Endpoint
 from agents.runner.plan import plan_items
 from results.ingest import QUARANTINED, STORED, ingest_result
 from results.models import BenchmarkRun
+from results.verdict import describe_accuracy
 
 BAR_WIDTH = 28
 

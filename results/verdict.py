@@ -1,7 +1,8 @@
 """The accuracy guard's verdict as a user reads it, from a payload's ``accuracy`` object.
 
-Torch-free on purpose: the web process (run pages, ranking reasons) describes verdicts without loading the
-guard itself (``agents.harness.accuracy``), which needs torch.
+Torch-free and Django-free on purpose: the web process (run pages, ranking reasons) and ``manage.py bench``
+describe a stored run's verdict without loading the guard itself (``agents.harness.accuracy``, which needs
+torch). It lives with the results rather than in the harness so that ``accounting`` reads results, not the fleet.
 """
 
 from __future__ import annotations
