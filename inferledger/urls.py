@@ -4,7 +4,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 
 api_v1 = [
     path("", include("hardware_catalog.api.urls")),
-    path("", include("agents.api.runs_urls")),
+    path("", include("results.api.urls")),
     path("", include("agents.api.urls")),
     path("", include("accounting.api.urls")),
 ]

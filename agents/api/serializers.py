@@ -4,7 +4,6 @@ from django.conf import settings
 from rest_framework import serializers
 
 from hardware_catalog.models import Accelerator
-from results.models import QuarantinedPayload
 
 from ..jobs import spec_for_agent
 from ..jobspec import MAX_BATCH_SIZE, MAX_SWEEP_POINTS, SPEC_FIELDS, spec_errors
@@ -139,10 +138,3 @@ class EndpointSerializer(serializers.ModelSerializer):
         if errors:
             raise serializers.ValidationError(errors)
         return attrs
-
-
-class QuarantinedPayloadSerializer(serializers.ModelSerializer):
-    class Meta:
-        model = QuarantinedPayload
-        fields = ["id", "received_at", "run_id", "source", "reason", "job", "raw"]
-        read_only_fields = fields

@@ -2,13 +2,12 @@ from django.urls import path
 from rest_framework.routers import DefaultRouter
 
 from .status import StatusView
-from .views import AgentViewSet, EndpointViewSet, JobViewSet, QuarantineViewSet, ScheduleViewSet
+from .views import AgentViewSet, EndpointViewSet, JobViewSet, ScheduleViewSet
 
 router = DefaultRouter()
 router.register("agents", AgentViewSet)
 router.register("endpoints", EndpointViewSet)
 router.register("jobs", JobViewSet)
 router.register("schedules", ScheduleViewSet)
-router.register("quarantine", QuarantineViewSet)
 
 urlpatterns = [path("status/", StatusView.as_view(), name="status"), *router.urls]

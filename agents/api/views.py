@@ -7,8 +7,6 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
-from results.models import QuarantinedPayload
-
 from ..jobs import job_cancel, job_create
 from ..jobspec import JobSpecError
 from ..models import Agent, Endpoint, Job, JobSchedule, JobState
@@ -17,7 +15,6 @@ from .serializers import (
     AgentSerializer,
     EndpointSerializer,
     JobSerializer,
-    QuarantinedPayloadSerializer,
     ScheduleSerializer,
 )
 
@@ -103,12 +100,3 @@ class EndpointViewSet(
     queryset = Endpoint.objects.all()
     serializer_class = EndpointSerializer
     ordering_fields = ["name", "created_at"]
-
-
-class QuarantineViewSet(viewsets.ReadOnlyModelViewSet):
-    """Result payloads that failed validation, kept verbatim with the reason."""
-
-    queryset = QuarantinedPayload.objects.all()
-    serializer_class = QuarantinedPayloadSerializer
-    filterset_fields = ["job", "source"]
-    ordering_fields = ["received_at"]

@@ -11,8 +11,8 @@ from rest_framework import renderers, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.reverse import reverse
 
-from results.models import BenchmarkRun, OperatingPoint, PublishedResult
-from results.point_logs import LOG_KINDS, has_log, log_download, with_log_flags
+from ..models import BenchmarkRun, OperatingPoint, PublishedResult
+from ..point_logs import LOG_KINDS, has_log, log_download, with_log_flags
 
 
 class UTCIsoDateTimeField(django_filters.fields.IsoDateTimeField):
