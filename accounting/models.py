@@ -91,7 +91,9 @@ class CostSnapshot(models.Model):
     @property
     def cost_basis(self) -> str:
         """How the hour is priced: the price kind and the utilization it is spread over."""
-        return f"{self.price_kind} at {self.utilization:.0%} utilization"
+        from .money import cost_basis_text
+
+        return cost_basis_text(self.price_kind, self.utilization)
 
 
 class CostAlarm(models.Model):

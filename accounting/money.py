@@ -23,3 +23,8 @@ def usd_text(value, *, signed: bool = False) -> str:
         leading_zeros = -math.floor(math.log10(magnitude)) - 1  # 0.000412 -> 3
         decimals = min(MAX_DECIMALS, max(2, leading_zeros + SIGNIFICANT_DIGITS))
     return f"{sign}${magnitude:,.{decimals}f}"
+
+
+def cost_basis_text(price_kind: str, utilization) -> str:
+    """How an hour is priced, in words: "cloud_on_demand at 100% utilization"."""
+    return f"{price_kind} at {Decimal(str(utilization)):.0%} utilization"

@@ -250,8 +250,9 @@ def alarms_table(alarms) -> Table:
         Column("Why", lambda a: a.explanation, "note"),
     ]
     return Table(
-        "alarms", "Open alarms", columns, alarms, empty="No open alarms: costs are within their trailing medians."
-    )
+        "alarms", "Open alarms", columns, alarms, empty="No open alarms: costs are within their trailing medians.",
+        rows_state_context=True,
+    )  # fmt: skip
 
 
 def _alarm_causes(alarm) -> str:

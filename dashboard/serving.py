@@ -10,6 +10,7 @@ from django import forms
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
+from accounting.money import cost_basis_text
 from accounting.serving.front import best_covered_target
 from accounting.serving.points import fronts, llm_workload
 from accounting.serving.ranking import serving_ranking
@@ -18,7 +19,7 @@ from workloads import registry
 
 from . import figures, serving_figures
 from .forms import ShowsAppliedValues
-from .tables import Column, Table, export_or_none
+from .tables import Column, Table, export_context, export_or_none
 
 DEFAULT_WORKLOAD = "llama2-70b-99"
 
@@ -116,7 +117,14 @@ def serving(request):
         chart = figures.render(serving_figures.serving_fronts(ranking), "serving-chart", height=560)
         missing_total = any(row.basis.costs.total_usd_per_million is None for row in ranking.rows)
         context.update({"ranking": ranking, "chart": chart, "missing_total": missing_total})
-    export = export_or_none(request, tables, filename_prefix=f"serving-{workload}")
+    price_kind = data.get("price_kind") or PriceKind.CLOUD_ON_DEMAND
+    csv_context = export_context(
+        workload=workload,
+        sla=f"interactivity >= {target} tokens/s per user" if target is not None else "no target",
+        cost_basis=cost_basis_text(price_kind, 1),  # the serving economics price full utilization
+        **{"input tokens per request": data.get("input_tokens_per_request") or "the workload's own"},
+    )
+    export = export_or_none(request, tables, filename_prefix=f"serving-{workload}", context=csv_context)
     if export is not None:
         return export
     return render(request, "dashboard/serving.html", {**context, "tables": {t.name: t for t in tables}})

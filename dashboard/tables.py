@@ -33,6 +33,9 @@ class Table:
     rows: list
     empty: str = "Nothing to show yet."
     muted: Callable[[object], bool] = field(default=lambda row: False)  # greyed-out rows (e.g. infeasible)
+    # Rows that state their own workload, SLA and cost basis (alarms): the CSV adds only the as-of time,
+    # not the page's context, which would contradict them.
+    rows_state_context: bool = False
 
     def cells(self) -> Iterable[tuple[object, list[tuple[Column, object, str | None]]]]:
         for row in self.rows:
@@ -52,12 +55,20 @@ def _csv_value(value) -> str:
     return str(value)
 
 
+def _now_text() -> str:
+    return timezone.now().strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def export_context(*, workload: str, sla: str, cost_basis: str, **more) -> dict:
+    """What a page's figures were computed under, as CSV columns: the workload, the SLA, the cost basis
+    (price kind and utilization), and anything else the page applied (keys as the column headers)."""
+    return {"workload": workload, "SLA": sla, "cost basis": cost_basis, **more}
+
+
 def csv_response(table: Table, *, filename_prefix: str, context: dict | None = None) -> HttpResponse:
-    """The table as CSV; ``context`` (workload, SLA, cost basis ...) and the as-of time are columns on every row,
-    so a row copied elsewhere still says what it was computed under."""
-    if context:
-        context = {**context, "as of (UTC)": timezone.now().strftime("%Y-%m-%dT%H:%M:%SZ")}
-    context = context or {}
+    """The table as CSV; ``context`` (export_context()) and the as-of time are columns on every row, so a row
+    copied elsewhere still says what it was computed under and when."""
+    context = {**({} if table.rows_state_context else context or {}), "as of (UTC)": _now_text()}
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{slugify(filename_prefix)}-{table.name}.csv"'
     writer = csv.writer(response)

@@ -9,6 +9,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
 from accounting import comparisons, policy
+from accounting.money import cost_basis_text
+from accounting.operating_points import Sla
 from accounting.selectors import ranking
 from agents.jobs import job_create
 from agents.jobspec import JobSpecError
@@ -19,7 +21,7 @@ from results.verdict import describe_accuracy
 from . import figures, page_tables, selectors
 from .figures import unit_words
 from .forms import CompareForm, EnqueueForm, OverviewForm, TrendsForm
-from .tables import export_or_none
+from .tables import export_context, export_or_none
 
 
 def _page(request, template: str, context: dict, *, tables: list, filename: str, export_context: dict | None = None):
@@ -109,14 +111,11 @@ def overview(request):
         figures.render(figures.ranking_bars(result.rows, unit=result.unit), "ranking-chart") if result.rows else None
     )
     context = {"form": form, "ranking": result, "chart": chart, "sla": sla}
-    export_context = {
-        "workload": workload.id,
-        "SLA p99 (ms)": sla.p99_ms if sla.p99_ms is not None else "none",
-        "cost basis (price kind)": params["price_kind"] or "cloud_on_demand",
-        "utilization": params["utilization"] or 1,
-    }
+    csv_context = export_context(
+        workload=workload.id, sla=str(sla), cost_basis=cost_basis_text(result.price_kind, result.utilization)
+    )
     return _page(request, "dashboard/overview.html", context, tables=tables, filename=f"overview-{workload.id}",
-                 export_context=export_context)  # fmt: skip
+                 export_context=csv_context)  # fmt: skip
 
 
 @login_required
@@ -147,7 +146,14 @@ def hardware(request, accelerator_id: int):
         page_tables.runs_table(page.runs),
     ]
     context = {"page": page, "accelerator": page.accelerator, "charts": charts}
-    return _page(request, "dashboard/hardware.html", context, tables=tables, filename=str(page.accelerator))
+    csv_context = export_context(
+        workload="each row's own (snapshots: every workload measured here)",
+        sla="no SLA (best throughput)",
+        cost_basis=cost_basis_text(page.price_kind, policy.SNAPSHOT_UTILIZATION) if page.price_kind else "no prices",
+        accelerator=str(page.accelerator),
+    )
+    return _page(request, "dashboard/hardware.html", context, tables=tables, filename=str(page.accelerator),
+                 export_context=csv_context)  # fmt: skip
 
 
 @login_required
@@ -197,7 +203,15 @@ def run_detail(request, run_id):
         "accuracy": describe_accuracy(run.accuracy) if run.accuracy_passed is not None else "",
         "not_ranked": policy.why_not_ranked(run),
     }
-    return _page(request, "dashboard/run.html", context, tables=tables, filename=f"run-{run.pk}")
+    csv_context = export_context(
+        workload=run.workload_name,
+        sla=f"{page.sla} (chooses the point)",
+        cost_basis="not priced on this page (the run's measurements)",
+        run=str(run.pk),
+        accelerator=str(run.accelerator),
+    )
+    return _page(request, "dashboard/run.html", context, tables=tables, filename=f"run-{run.pk}",
+                 export_context=csv_context)  # fmt: skip
 
 
 def _flat_telemetry(telemetry: dict) -> dict:
@@ -238,13 +252,14 @@ def trends(request):
     ]
     tables = [page_tables.snapshots_table(page.snapshots)]
     context = {"form": form, "page": page, "charts": charts}
-    export_context = {
-        "workload": page.workload,
-        "SLA p99 (ms)": data.get("sla_p99_ms") or "none (best throughput)",
-        "cost basis (price kind)": data.get("price_kind") or "cloud_on_demand",
-    }
+    sla_p99_ms = data.get("sla_p99_ms")
+    csv_context = export_context(
+        workload=page.workload or "none",
+        sla=str(Sla(p99_ms=sla_p99_ms)) if sla_p99_ms else "no SLA (best throughput)",
+        cost_basis=cost_basis_text(data.get("price_kind") or "cloud_on_demand", policy.SNAPSHOT_UTILIZATION),
+    )
     return _page(request, "dashboard/trends.html", context, tables=tables, filename=f"trends-{page.workload}",
-                 export_context=export_context)  # fmt: skip
+                 export_context=csv_context)  # fmt: skip
 
 
 @login_required
@@ -254,7 +269,7 @@ def compare(request):
     form = CompareForm(request.GET, accelerators=accelerators)
     context = {"form": form, "sides": None}
     tables = []
-    export_context = None
+    csv_context = None
     if form.is_valid():
         data = form.cleaned_data
         workload, sla = _workload_and_sla(request, form, data)
@@ -264,14 +279,14 @@ def compare(request):
                 request, form, sla, lambda shown: CompareForm(shown, accelerators=accelerators)
             )
             tables.append(page_tables.compare_table(context["sides"]))
-            export_context = {
-                "workload": workload.id,
-                "SLA": str(sla),
-                "cost basis (price kind)": data["price_kind"],
-                "annual volume": data["annual_volume"],
-            }
+            csv_context = export_context(
+                workload=workload.id,
+                sla=str(sla),
+                cost_basis=cost_basis_text(data["price_kind"], 1),  # comparisons price full utilization
+                **{"annual volume (units of work)": data["annual_volume"]},
+            )
     return _page(request, "dashboard/compare.html", context, tables=tables, filename="compare",
-                 export_context=export_context)  # fmt: skip
+                 export_context=csv_context)  # fmt: skip
 
 
 def _comparison(data, workload, sla) -> dict:

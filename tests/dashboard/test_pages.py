@@ -89,7 +89,7 @@ def test_it_shows_a_server_run_with_its_pareto_cdf_and_latency_budget(
     assert "no GPU telemetry: nvml unavailable (" in text
     points = _rows(logged_in.get(f"/runs/{run.pk}/?export=points"))
     assert len(points) == 1 + run.points.count()
-    environment = dict(_rows(logged_in.get(f"/runs/{run.pk}/?export=environment"))[1:])
+    environment = {row[0]: row[1] for row in _rows(logged_in.get(f"/runs/{run.pk}/?export=environment"))[1:]}
     assert environment["torch"] == run.environment["torch"]
 
 
