@@ -14,12 +14,16 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from inferledger.celery import app as celery_app
 from results.ingest import QUARANTINED, IngestOutcome, ingest_result, quarantine_payload
 from results.models import BenchmarkRun, QuarantinedPayload
 
 from .jobspec import SPEC_FIELDS, JobSpecError, validate_spec
 from .models import ACTIVE_JOB_STATES, Agent, Job, JobState
 from .registry import agent_for_accelerator, broker_configured, local_agent
+
+# The agent-side task that runs a job (agents.tasks.run_job carries this name).
+RUN_JOB_TASK = "agents.run_job"
 
 logger = logging.getLogger(__name__)
 
@@ -71,14 +75,14 @@ def job_create(*, spec: dict, agent: Agent | None = None, accelerator=None, crea
 def job_dispatch(job: Job) -> None:
     """Send the job to its agent's queue; the task id is the job id (cancel revokes it by that id).
 
-    Without a broker (the embedded default) the job stays queued for the built-in local agent process
-    (agents.local_runner): a job never runs inside the request that submitted it.
+    Sent by name (``RUN_JOB_TASK``): the agent's task module calls these services, so this module does not
+    import it back. Without a broker (the embedded default) nothing is sent: the job stays queued for the
+    built-in local agent process (agents.local_runner), and never runs inside the request that submitted it.
     """
     if not broker_configured():
         return
-    from .tasks import run_job
-
-    run_job.apply_async(
+    celery_app.send_task(
+        RUN_JOB_TASK,
         kwargs={"job_id": str(job.pk), "spec": spec_for_agent(job_spec(job)), "agent_name": job.agent.name},
         queue=job.agent.queue,
         task_id=str(job.pk),
@@ -91,9 +95,7 @@ def job_dispatch(job: Job) -> None:
 def _stop_on_agent(job_id) -> None:
     """Stop a running copy of the job on whichever agent holds it (no-op without a broker)."""
     if broker_configured():
-        from inferledger.celery import app
-
-        app.control.revoke(str(job_id), terminate=True)
+        celery_app.control.revoke(str(job_id), terminate=True)
 
 
 def job_claim(*, job_id, agent_name: str) -> bool:

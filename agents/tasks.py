@@ -19,6 +19,7 @@ from celery.exceptions import Reject, SoftTimeLimitExceeded
 from django.conf import settings
 
 from .control import DatabaseOutageTooLong, rejection_reason, sender_agent, through_database_outage
+from .jobs import RUN_JOB_TASK
 from .signing import sign
 
 logger = logging.getLogger(__name__)
@@ -77,7 +78,7 @@ def _refused(task_name: str, agent_name: str, what: str) -> None:
 
 @shared_task(
     bind=True,
-    name="agents.run_job",
+    name=RUN_JOB_TASK,
     acks_late=True,  # redelivered if the agent dies mid-run; ingest is idempotent per run
     reject_on_worker_lost=True,  # a killed pool child requeues at once; Job.attempts caps the loop
     time_limit=settings.INFERLEDGER_JOB_TIME_LIMIT_MAX_S,  # each job sends its own, smaller limits
