@@ -24,7 +24,16 @@ from .registry import (
     published_benchmark,
     reference_for,
 )
-from .user import USER, UserWorkloadError, UserWorkloadSpec, load_spec_file, parse_spec, user_workload
+from .user import (
+    USER,
+    UserWorkloadError,
+    UserWorkloadSpec,
+    declaration_errors,
+    file_errors,
+    load_spec_file,
+    parse_spec,
+    user_workload,
+)
 
 __all__ = [
     "ENDPOINT",
@@ -48,6 +57,8 @@ __all__ = [
     "USER",
     "UserWorkloadError",
     "UserWorkloadSpec",
+    "declaration_errors",
+    "file_errors",
     "load_spec_file",
     "parse_spec",
     "user_workload",

@@ -6,13 +6,19 @@ jsonschema and then against the files it names; any error names its field (``inp
 nothing is registered until everything checks. Django-free and torch-free: the harness
 (``agents.harness.workloads.file``) loads the model itself.
 
-Persistence: a user workload lives in its runs. Every stored run carries its declaration in
-``workload.config`` and its id ``user:<name>``; ``get('user:<name>')`` answers in any process (the web
-included) with a workload that ranks only against runs of that id. No table of declarations is kept.
+Two places check a declaration. Where it is declared for jobs (the control plane: API, admin, ``manage.py
+declare_workload``) only the declaration itself is checked, ``parse_spec(..., check_files=False)``: its
+``path`` is on the agent host and must be absolute. Where the file is (``bench --workload-file``, and the
+agent that runs a job) ``file_errors`` checks the file against the declaration too.
+
+Every stored run carries its declaration in ``workload.config`` and its id ``user:<name>``;
+``get('user:<name>')`` answers in any process (the web included) with a workload that ranks only against
+runs of that id.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from dataclasses import dataclass
@@ -28,6 +34,7 @@ USER_ID = re.compile(r"^user:[a-z0-9][a-z0-9._-]{0,47}$")
 FORMATS = ("onnx", "torchscript", "torch-export", "huggingface")
 FILE_SUFFIXES = {"onnx": (".onnx",), "torchscript": (".pt", ".pth", ".ts"), "torch-export": (".pt2",)}
 DTYPES = ("float32", "float16", "bfloat16", "int64", "int32", "bool")
+UNITS = (Unit.INFERENCES.value, Unit.SAMPLES.value, Unit.OUTPUT_TOKENS.value)
 NATIVE_BACKEND = {"onnx": "onnxruntime", "torchscript": "eager", "torch-export": "eager", "huggingface": "eager"}
 
 SPEC_SCHEMA = {
@@ -39,7 +46,7 @@ SPEC_SCHEMA = {
         "title": {"type": "string", "maxLength": 200},
         "format": {"enum": list(FORMATS)},
         "path": {"type": "string", "minLength": 1},
-        "unit": {"enum": [Unit.INFERENCES.value, Unit.SAMPLES.value, Unit.OUTPUT_TOKENS.value]},
+        "unit": {"enum": list(UNITS)},
         "inputs": {
             "type": "array",
             "minItems": 1,
@@ -86,6 +93,13 @@ class UserWorkloadError(ValueError):
         self.errors = errors
         super().__init__("; ".join(f"{field}: {message}" for field, message in errors))
 
+    def by_field(self) -> dict[str, str]:
+        """{field path: its messages joined by '; '}, for answers keyed by field (the API's 400)."""
+        fields: dict[str, list[str]] = {}
+        for field, message in self.errors:
+            fields.setdefault(field, []).append(message)
+        return {field: "; ".join(messages) for field, messages in fields.items()}
+
 
 def field_path(parts) -> str:
     """``['inputs', 0, 'shape']`` -> ``inputs[0].shape``."""
@@ -125,34 +139,46 @@ class UserWorkloadSpec:
         return spec
 
 
-def parse_spec(data, base_dir: str | Path = ".") -> UserWorkloadSpec:
-    """Validate a declaration (a mapping) and the files it names; relative paths are from ``base_dir``."""
+def parse_spec(data, base_dir: str | Path | None = ".", *, check_files: bool = True) -> UserWorkloadSpec:
+    """Validate a declaration (a mapping) and, with ``check_files``, the files it names.
+
+    Relative paths are from ``base_dir``; with ``base_dir=None`` (a declaration for an agent host) the path
+    must be absolute. Raises UserWorkloadError listing every bad field; returns nothing half-checked.
+    """
+    errors = declaration_errors(data)
+    if errors:
+        raise UserWorkloadError(errors)
+    path = Path(data["path"]).expanduser()
+    if not path.is_absolute():
+        if base_dir is None:
+            raise UserWorkloadError([("path", f"{data['path']!r} must be absolute: the file's path on the agent host")])
+        path = (Path(base_dir) / path).resolve()
+    spec = UserWorkloadSpec(
+        name=data["name"], format=data["format"], path=str(path), unit=data["unit"],
+        inputs=tuple(dict(i) for i in data.get("inputs", ())), title=data.get("title", ""), llm=data.get("llm"),
+    )  # fmt: skip
+    if check_files:
+        errors = file_errors(spec)
+        if errors:
+            raise UserWorkloadError(errors)
+    return spec
+
+
+def declaration_errors(data) -> list[tuple[str, str]]:
+    """Every problem of a declaration as (field path, message), without opening the file; empty when none."""
     if not isinstance(data, dict):
-        raise UserWorkloadError([("(spec)", f"expected a mapping, got {type(data).__name__}")])
+        return [("(spec)", f"expected a mapping, got {type(data).__name__}")]
     errors = [
         (field_path(e.absolute_path), e.message)
         for e in sorted(_VALIDATOR.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
     ]
-    if errors:
-        raise UserWorkloadError(errors)
-    errors += _semantic_errors(data)
-    path = Path(data["path"]).expanduser()
-    path = path if path.is_absolute() else (Path(base_dir) / path)
-    errors += _file_errors(data["format"], path)
-    if errors:
-        raise UserWorkloadError(errors)
-    return UserWorkloadSpec(
-        name=data["name"], format=data["format"], path=str(path.resolve()), unit=data["unit"],
-        inputs=tuple(dict(i) for i in data.get("inputs", ())), title=data.get("title", ""), llm=data.get("llm"),
-    )  # fmt: skip
+    return errors or _semantic_errors(data)
 
 
 def _semantic_errors(data: dict) -> list[tuple[str, str]]:
     errors, is_llm = [], data["unit"] == Unit.OUTPUT_TOKENS.value
     if is_llm and data["format"] != "huggingface":
         errors.append(("unit", "output_tokens needs a generative model: format huggingface with llm"))
-    if is_llm:  # the generation loop (TTFT/TPOT per token) for a causal LM file is not built yet
-        errors.append(("unit", "output_tokens is not supported yet for model files: declare samples or inferences"))
     if is_llm and "llm" not in data:
         errors.append(("llm", "required when unit is output_tokens (prompt_tokens, output_tokens)"))
     if not is_llm and "llm" in data:
@@ -170,7 +196,13 @@ def _semantic_errors(data: dict) -> list[tuple[str, str]]:
     return errors
 
 
-def _file_errors(fmt: str, path: Path) -> list[tuple[str, str]]:
+def file_errors(spec: UserWorkloadSpec) -> list[tuple[str, str]]:
+    """What is wrong with the file a declaration names, on the host that has it; empty when it matches.
+
+    Checks what can be read without loading the model (it exists, its kind and suffix; a causal LM's
+    config.json); the harness reports a file that then does not load, or whose ONNX inputs differ.
+    """
+    path, fmt = Path(spec.path), spec.format
     if not path.exists():
         return [("path", f"{path} does not exist")]
     if fmt == "huggingface":
@@ -179,7 +211,9 @@ def _file_errors(fmt: str, path: Path) -> list[tuple[str, str]]:
         missing = [] if (path / "config.json").is_file() else ["config.json"]
         if not list(path.glob("*.safetensors")):
             missing.append("*.safetensors weights")
-        return [("path", f"{path} has no {' and no '.join(missing)}")] if missing else []
+        if missing:
+            return [("path", f"{path} has no {' and no '.join(missing)}")]
+        return _causal_lm_errors(path / "config.json", spec.llm) if spec.llm else []
     if not path.is_file():
         return [("path", f"{path} is not a file")]
     if path.suffix not in FILE_SUFFIXES[fmt]:
@@ -187,7 +221,26 @@ def _file_errors(fmt: str, path: Path) -> list[tuple[str, str]]:
     return []
 
 
-def load_spec_file(path: str | Path) -> UserWorkloadSpec:
+def _causal_lm_errors(config_path: Path, llm: dict) -> list[tuple[str, str]]:
+    """A generative declaration against its config.json: a causal LM whose context holds prompt + output."""
+    try:
+        config = json.loads(config_path.read_text())
+    except (OSError, ValueError) as exc:
+        return [("path", f"{config_path} is not readable JSON: {exc}")]
+    architectures = config.get("architectures") or []
+    if not any(str(name).endswith("ForCausalLM") for name in architectures):
+        stated = ", ".join(map(str, architectures)) or "none stated"
+        return [("path", f"{config_path.parent} is not a causal language model (its architectures: {stated}); "
+                         "output_tokens needs one")]  # fmt: skip
+    context = config.get("max_position_embeddings")
+    needed = llm["prompt_tokens"] + llm["output_tokens"]
+    if isinstance(context, int) and needed > context:
+        return [("llm", f"prompt_tokens + output_tokens = {needed} exceeds the model's max_position_embeddings "
+                        f"({context})")]  # fmt: skip
+    return []
+
+
+def load_spec_file(path: str | Path, *, check_files: bool = True) -> UserWorkloadSpec:
     """Read and validate a YAML (.yaml/.yml) or TOML (.toml) declaration; paths in it are relative to it."""
     path = Path(path)
     try:
@@ -209,7 +262,7 @@ def load_spec_file(path: str | Path) -> UserWorkloadSpec:
         raise UserWorkloadError([("(file)", f"{path.name} is not valid {path.suffix[1:].upper()}: {exc}")]) from None
     except Exception as exc:  # yaml.YAMLError (yaml is imported lazily)
         raise UserWorkloadError([("(file)", f"{path.name} is not valid YAML: {exc}")]) from None
-    return parse_spec(data, base_dir=path.parent)
+    return parse_spec(data, base_dir=path.parent, check_files=check_files)
 
 
 def user_workload(workload_id: str, spec: UserWorkloadSpec | None = None) -> Workload:

@@ -95,3 +95,50 @@ def workers(transactional_db, celery_broker, tmp_path):
     yield started
     started.stop_all()
     print(started.tail(4000))  # shown by pytest only when the test failed
+
+
+# User workloads (tests of `bench --workload-file` and of user workload jobs): short points, files made here.
+
+
+@pytest.fixture
+def short_quick(monkeypatch):
+    """The quick suite with points short enough for tests (a job's and bench's preset)."""
+    from agents.harness.scenarios import settings as harness_settings
+
+    short = harness_settings.preset("quick").with_(
+        min_duration_ms=150, min_query_count=16, warmup_queries=2, offline_batch_sizes=(1, 4), rounds=1,
+        extra_rounds=0, server_load_fractions=(0.5,),
+    )  # fmt: skip
+    monkeypatch.setitem(harness_settings.PRESETS, "quick", short)
+
+
+@pytest.fixture
+def model_files(tmp_path):
+    """A tiny MLP saved as ONNX, TorchScript and torch.export, as a user would save theirs."""
+    import torch
+    from torch import nn
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 3)).eval()
+    example = (torch.randn(2, 8),)
+    torch.onnx.export(
+        model, example, tmp_path / "mlp.onnx", input_names=["features"], output_names=["scores"],
+        dynamic_axes={"features": {0: "batch"}, "scores": {0: "batch"}}, dynamo=False,
+    )  # fmt: skip
+    torch.jit.save(torch.jit.trace(model, example), tmp_path / "mlp.pt")
+    batch = torch.export.Dim("batch", min=1, max=1024)
+    torch.export.save(torch.export.export(model, example, dynamic_shapes=({0: batch},)), tmp_path / "mlp.pt2")
+    return tmp_path
+
+
+@pytest.fixture
+def tiny_causal_lm(tmp_path):
+    """A random-weight Llama causal LM saved here as a Hugging Face directory (config.json + safetensors)."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=256, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64)  # fmt: skip
+    LlamaForCausalLM(config).save_pretrained(tmp_path / "tiny-llama")
+    return tmp_path / "tiny-llama"

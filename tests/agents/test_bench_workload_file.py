@@ -5,38 +5,10 @@ from io import StringIO
 import pytest
 import torch
 from django.core.management import CommandError, call_command
-from torch import nn
 
 from results.models import BenchmarkRun
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def short_quick(monkeypatch):
-    from agents.harness.scenarios import settings as harness_settings
-
-    short = harness_settings.preset("quick").with_(
-        min_duration_ms=150, min_query_count=16, warmup_queries=2, offline_batch_sizes=(1, 4), rounds=1,
-        extra_rounds=0, server_load_fractions=(0.5,),
-    )  # fmt: skip
-    monkeypatch.setitem(harness_settings.PRESETS, "quick", short)
-
-
-@pytest.fixture
-def model_files(tmp_path):
-    """A tiny MLP saved as ONNX, TorchScript and torch.export, as a user would save theirs."""
-    torch.manual_seed(0)
-    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 3)).eval()
-    example = (torch.randn(2, 8),)
-    torch.onnx.export(
-        model, example, tmp_path / "mlp.onnx", input_names=["features"], output_names=["scores"],
-        dynamic_axes={"features": {0: "batch"}, "scores": {0: "batch"}}, dynamo=False,
-    )  # fmt: skip
-    torch.jit.save(torch.jit.trace(model, example), tmp_path / "mlp.pt")
-    batch = torch.export.Dim("batch", min=1, max=1024)
-    torch.export.save(torch.export.export(model, example, dynamic_shapes=({0: batch},)), tmp_path / "mlp.pt2")
-    return tmp_path
 
 
 def _declare(folder, fmt, path, input_name="features", suffix="yaml"):
@@ -153,3 +125,40 @@ def test_a_user_workload_ranks_only_against_its_own_runs(catalog, model_files, s
     assert listed and {run["workload_name"] for run in listed} == {"user:mlp-onnx"}
     other = api.get("/api/v1/rankings/", {"workload": "user:other", "price_kind": "cloud_on_demand"})
     assert other.status_code == 200 and other.data["rows"] == [] and other.data["infeasible"] == []
+
+
+def test_a_hugging_face_causal_lm_generates_exactly_the_declared_tokens_greedily(tiny_causal_lm):
+    """The generation loop the harness times is greedy decoding: the same ids transformers' generate gives."""
+    import workloads as registry
+    from agents.harness.workloads.file import FileWorkload
+
+    declaration = {"name": "tiny-llama", "format": "huggingface", "path": str(tiny_causal_lm),
+                   "unit": "output_tokens", "llm": {"prompt_tokens": 12, "output_tokens": 9}}  # fmt: skip
+    workload = FileWorkload(registry.parse_spec(declaration))
+    model = workload.build("cpu")
+    (prompt,) = workload.example_inputs(2)
+    first_tokens = []
+    generated = workload.infer(model, model, (prompt,), on_first_token=first_tokens.append)
+    expected = model.model.generate(prompt, attention_mask=torch.ones_like(prompt), do_sample=False,
+                                    max_new_tokens=9, min_new_tokens=9)[:, 12:]  # fmt: skip
+    assert generated.shape == (2, 9) and torch.equal(generated, expected)
+    assert len(first_tokens) == 1 and torch.equal(first_tokens[0], expected[:, :1])
+    assert workload.output_tokens() == 9
+
+
+def test_bench_measures_a_hugging_face_causal_lm_in_output_tokens(catalog, tiny_causal_lm, short_quick, tmp_path):
+    spec = tmp_path / "llm.toml"
+    spec.write_text(f'name = "tiny-llama"\nformat = "huggingface"\npath = "{tiny_causal_lm}"\n'
+                    'unit = "output_tokens"\n[llm]\nprompt_tokens = 16\noutput_tokens = 8\n')  # fmt: skip
+    text = _bench(spec, tmp_path / "out", "--scenario", "single-stream", "--scenario", "offline",
+                  "--backend", "eager", "--backend", "compile")  # fmt: skip
+    assert "2 runs stored, 2 skipped, 0 quarantined, 0 failed" in text, text
+    assert "a causal LM file generates on the eager backend" in text
+    for run in BenchmarkRun.objects.all():
+        assert (run.workload_name, run.backend) == ("user:tiny-llama", "eager")
+        for point in run.points.all():
+            assert point.throughput_unit == "output_tokens" and point.output_tokens_per_s > 0
+            llm = run.payload["points"][point.index]["llm"]
+            assert (llm["prompt_tokens"], llm["output_tokens"]) == (16, 8)
+            if run.scenario == "single-stream":  # LoadGen times tokens in SingleStream and Server, not Offline
+                assert 0 < point.ttft_p50_ms <= point.latency_p50_ms and point.tpot_p50_ms > 0

@@ -1,5 +1,7 @@
 """Declared user workloads: validation names the field, nothing is registered from a bad declaration."""
 
+import json
+
 import pytest
 
 import workloads as registry
@@ -94,12 +96,30 @@ def test_a_user_id_resolves_in_any_process_to_a_workload_of_its_own():
         registry.get("user:Not Valid")
 
 
-def test_it_refuses_output_tokens_for_a_model_file_until_generation_is_supported(tmp_path):
-    (tmp_path / "hf").mkdir()
-    (tmp_path / "hf" / "config.json").write_text("{}")
-    (tmp_path / "hf" / "model.safetensors").write_bytes(b"")
-    declaration = _spec(
-        format="huggingface", path="hf", unit="output_tokens", llm={"prompt_tokens": 8, "output_tokens": 4}
-    )
-    with pytest.raises(UserWorkloadError, match="unit: output_tokens is not supported yet"):
-        parse_spec(declaration, base_dir=tmp_path)
+def _hf_dir(folder, **config):
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(config))
+    (folder / "model.safetensors").write_bytes(b"")
+    return folder
+
+
+def test_a_generative_declaration_is_checked_against_its_config_json(tmp_path):
+    _hf_dir(tmp_path / "lm", architectures=["LlamaForCausalLM"], max_position_embeddings=16, vocab_size=8)
+    _hf_dir(tmp_path / "enc", architectures=["BertModel"], max_position_embeddings=512)
+    llm = {"prompt_tokens": 8, "output_tokens": 4}
+    declaration = _spec(format="huggingface", path="lm", unit="output_tokens", llm=llm, inputs=None)
+    del declaration["inputs"]
+    assert parse_spec(declaration, base_dir=tmp_path).llm == llm
+    with pytest.raises(UserWorkloadError, match=r"llm: prompt_tokens \+ output_tokens = 24 exceeds the model's "
+                       r"max_position_embeddings \(16\)"):  # fmt: skip
+        parse_spec(declaration | {"llm": {"prompt_tokens": 20, "output_tokens": 4}}, base_dir=tmp_path)
+    with pytest.raises(UserWorkloadError, match=r"path: .*enc is not a causal language model \(its architectures: "
+                       r"BertModel\)"):  # fmt: skip
+        parse_spec(declaration | {"path": "enc"}, base_dir=tmp_path)
+
+
+def test_a_declaration_for_an_agent_host_needs_an_absolute_path_and_no_file_here():
+    spec = parse_spec(_spec(path="/models/on/the/agent.onnx"), base_dir=None, check_files=False)
+    assert spec.path == "/models/on/the/agent.onnx"
+    with pytest.raises(UserWorkloadError, match=r"path: 'model.onnx' must be absolute: the file's path on the agent"):
+        parse_spec(_spec(), base_dir=None, check_files=False)

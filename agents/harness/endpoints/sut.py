@@ -30,14 +30,13 @@ class _Workload:
     """What the scenarios read of a workload: token counts for LoadGen and the payload."""
 
     output_tokens_per_request: int
-    prompt_tokens: int
+    prompt_tokens_per_request: int
 
     def output_tokens(self) -> int:
         return self.output_tokens_per_request
 
-    @property
-    def config(self) -> dict:
-        return {"prompt_tokens": self.prompt_tokens}
+    def prompt_tokens(self) -> int:
+        return self.prompt_tokens_per_request
 
 
 class EndpointSUT:

@@ -113,7 +113,7 @@ def assemble_point(
     """A PointResult from one LoadGen test's ``run_test`` outcome and the SUT's record (written once for
     every scenario)."""
     parsed, summary, detail, energy = run
-    prompt_tokens = int(engine.workload.config.get("prompt_tokens", 0)) if engine.is_generative else 0
+    prompt_tokens = engine.workload.prompt_tokens() if engine.is_generative else 0
     return PointResult(
         scenario,
         batch_size,

@@ -70,6 +70,10 @@ class Workload(ABC):
         """Generated tokens per inference (0 for non-generative workloads)."""
         return 0
 
+    def prompt_tokens(self) -> int:
+        """Prompt tokens per inference (0 for non-generative workloads)."""
+        return 0
+
     @staticmethod
     def parameter_count(model: nn.Module) -> int:
         return sum(p.numel() for p in model.parameters())

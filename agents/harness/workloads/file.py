@@ -4,10 +4,15 @@ ONNX files run on ONNX Runtime (CPU, or the CUDA / TensorRT execution providers 
 and ``torch.export`` files on the torch backends, Hugging Face directories through ``transformers``
 loaded offline (``local_files_only``; HF_HUB_OFFLINE is set before the import). The fp32 run on the
 format's native backend is the reference the accuracy guard compares other backends/precisions against.
+
+A Hugging Face causal LM declared with ``unit: output_tokens`` generates: greedy, exactly the declared
+number of output tokens after a prompt of the declared length, through the built-in decoder's generation
+loop (``llm_decoder.greedy_generate``), so its TTFT, TPOT and output tokens/s are measured as that one's are.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -17,6 +22,7 @@ from torch import nn
 import workloads as registry
 
 from .base import Workload
+from .llm_decoder import greedy_generate, next_token_logits
 
 TORCH_DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
                 "int64": torch.int64, "int32": torch.int32, "bool": torch.bool}  # fmt: skip
@@ -59,6 +65,29 @@ class FirstTensor(nn.Module):
         return out
 
 
+class CausalLmSteps(nn.Module):
+    """A Hugging Face causal LM with the built-in decoder's step interface (``llm_decoder.greedy_generate``):
+    ``setup_cache`` starts an empty KV cache, ``forward(tokens, start)`` runs ``tokens`` at position ``start``
+    with the cache and returns float logits [batch, tokens, vocab]."""
+
+    def __init__(self, model: nn.Module):
+        super().__init__()
+        self.model = model
+        self._cache = None
+
+    def setup_cache(self, batch: int, max_len: int) -> None:
+        from transformers import DynamicCache
+
+        self._cache = DynamicCache(config=self.model.config)
+
+    def forward(self, tokens: torch.Tensor, start: int = 0) -> torch.Tensor:
+        positions = torch.arange(start, start + tokens.shape[1], device=tokens.device)
+        out = self.model(input_ids=tokens, past_key_values=self._cache, use_cache=True, cache_position=positions,
+                         position_ids=positions.unsqueeze(0).expand(tokens.shape[0], -1))  # fmt: skip
+        self._cache = out.past_key_values
+        return out.logits.float()
+
+
 class FileWorkload(Workload):
     model_class = registry.USER
     SIZES = {"file": {}}
@@ -68,8 +97,15 @@ class FileWorkload(Workload):
         self.spec, self.size = spec, "file"
         self.config = spec.to_dict()
         self._onnx_meta = None
+        # On the host that runs it: the file must be there and match its declaration (a job's item fails if not).
+        errors = registry.file_errors(spec)
+        if errors:
+            raise registry.UserWorkloadError(errors)
         if spec.format == "onnx":
             self._check_onnx()
+        self.generative = spec.unit == registry.Unit.OUTPUT_TOKENS.value
+        if self.generative:
+            self.vocab_size = int(json.loads((Path(spec.path) / "config.json").read_text())["vocab_size"])
 
     @property
     def registry_workload(self) -> registry.Workload:
@@ -114,6 +150,8 @@ class FileWorkload(Workload):
                 return FirstTensor(torch.jit.load(spec.path, map_location="cpu"))
             if spec.format == "torch-export":
                 return FirstTensor(torch.export.load(spec.path).module())
+            if self.generative:
+                return CausalLmSteps(_load_huggingface(spec.path, causal_lm=True))
             return FirstTensor(_load_huggingface(spec.path))
         except registry.UserWorkloadError:
             raise
@@ -128,6 +166,9 @@ class FileWorkload(Workload):
 
     def example_inputs(self, batch_size: int, seed: int = 0, device: str = "cpu") -> tuple[torch.Tensor, ...]:
         generator = torch.Generator().manual_seed(seed)
+        if self.generative:  # a prompt of the declared length, token ids from the model's vocabulary
+            shape = (batch_size, self.spec.llm["prompt_tokens"])
+            return (torch.randint(0, self.vocab_size, shape, generator=generator).to(device),)
         tensors = []
         for spec in self.spec.inputs:
             shape, dtype = (batch_size, *spec["shape"][1:]), TORCH_DTYPES[spec["dtype"]]
@@ -138,6 +179,21 @@ class FileWorkload(Workload):
                 tensor = torch.randint(low, high, shape, generator=generator).to(dtype)
             tensors.append(tensor.to(device))
         return tuple(tensors)
+
+    def output_tokens(self) -> int:
+        return self.spec.llm["output_tokens"] if self.generative else 0
+
+    def prompt_tokens(self) -> int:
+        return self.spec.llm["prompt_tokens"] if self.generative else 0
+
+    def infer(self, forward, module: nn.Module, inputs: tuple, on_first_token=None) -> torch.Tensor:
+        if not self.generative:
+            return forward(*inputs)
+        (prompt,) = inputs
+        return greedy_generate(forward, module, prompt, self.output_tokens(), on_first_token)
+
+    def guard_output(self, forward, module: nn.Module, inputs: tuple) -> torch.Tensor:
+        return next_token_logits(forward, module, inputs[0]) if self.generative else forward(*inputs)
 
     def parameter_count(self, model: nn.Module) -> int | None:
         if self._onnx_meta is not None:
@@ -157,12 +213,13 @@ class FileWorkload(Workload):
         return super().flops_per_inference(model, "cpu") or None
 
 
-def _load_huggingface(path: str) -> nn.Module:
+def _load_huggingface(path: str, causal_lm: bool = False) -> nn.Module:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    from transformers import AutoModel
+    from transformers import AutoModel, AutoModelForCausalLM
 
-    return AutoModel.from_pretrained(path, local_files_only=True, use_safetensors=True)
+    loader = AutoModelForCausalLM if causal_lm else AutoModel
+    return loader.from_pretrained(path, local_files_only=True, use_safetensors=True)
 
 
 TENSORRT_PROVIDERS = ("TensorrtExecutionProvider", "CUDAExecutionProvider")
@@ -187,6 +244,9 @@ def file_support(spec: registry.UserWorkloadSpec, backend: str, precision: str, 
             return False, f"an ONNX file runs on ONNX Runtime (backends onnxruntime, tensorrt), not {backend}"
     elif backend == "onnxruntime":
         return False, f"a {spec.format} model is not re-exported to ONNX: declare the ONNX file instead"
+    elif spec.unit == registry.Unit.OUTPUT_TOKENS.value and backend != "eager":
+        # Each decode step grows the KV cache: compile and CUDA graphs would capture a new shape per token.
+        return False, f"a causal LM file generates on the eager backend (its KV cache grows each step), not {backend}"
     return check_support(backend, precision, device, registry.USER)
 
 

@@ -174,21 +174,42 @@ class LlmDecoder(Workload):
     def output_tokens(self) -> int:
         return self.config["output_tokens"]
 
+    def prompt_tokens(self) -> int:
+        return self.config["prompt_tokens"]
+
     def infer(self, forward: Callable, module: nn.Module, inputs: tuple, on_first_token=None) -> torch.Tensor:
-        """Prefill the prompt, report the first token, then decode greedily; returns generated ids."""
         (prompt,) = inputs
-        prompt_len, new_tokens = prompt.shape[1], self.config["output_tokens"]
-        module.setup_cache(prompt.shape[0], prompt_len + new_tokens)
-        token = forward(prompt, 0)[:, -1].argmax(-1, keepdim=True)
-        if on_first_token is not None:
-            on_first_token(token)
-        generated = [token]
-        for step in range(new_tokens - 1):
-            token = forward(token, prompt_len + step)[:, -1].argmax(-1, keepdim=True)
-            generated.append(token)
-        return torch.cat(generated, dim=1)
+        return greedy_generate(forward, module, prompt, self.config["output_tokens"], on_first_token)
 
     def guard_output(self, forward: Callable, module: nn.Module, inputs: tuple) -> torch.Tensor:
         (prompt,) = inputs
-        module.setup_cache(prompt.shape[0], prompt.shape[1])
-        return forward(prompt, 0)[:, -1]
+        return next_token_logits(forward, module, prompt)
+
+
+def greedy_generate(
+    forward: Callable, module: nn.Module, prompt: torch.Tensor, new_tokens: int, on_first_token=None
+) -> torch.Tensor:
+    """Prefill the prompt, report the first token, then decode greedily to exactly ``new_tokens`` tokens
+    (no end-of-sequence stop); returns the generated ids [batch, new_tokens].
+
+    ``module`` is a decoder with the step interface this file's ``Llama`` has: ``setup_cache(batch, max_len)``
+    starts an empty KV cache, ``forward(tokens, start)`` runs ``tokens`` at position ``start`` and returns
+    logits [batch, tokens, vocab]. The built-in decoder and a user's Hugging Face causal LM
+    (``workloads.file.CausalLmSteps``) both have it, so their TTFT/TPOT are measured the same way.
+    """
+    prompt_len = prompt.shape[1]
+    module.setup_cache(prompt.shape[0], prompt_len + new_tokens)
+    token = forward(prompt, 0)[:, -1].argmax(-1, keepdim=True)
+    if on_first_token is not None:
+        on_first_token(token)
+    generated = [token]
+    for step in range(new_tokens - 1):
+        token = forward(token, prompt_len + step)[:, -1].argmax(-1, keepdim=True)
+        generated.append(token)
+    return torch.cat(generated, dim=1)
+
+
+def next_token_logits(forward: Callable, module: nn.Module, prompt: torch.Tensor) -> torch.Tensor:
+    """The prefill's next-token logits [batch, vocab]: what the accuracy guard compares for a decoder."""
+    module.setup_cache(prompt.shape[0], prompt.shape[1])
+    return forward(prompt, 0)[:, -1]
