@@ -2,9 +2,12 @@ from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 
+from workloads import UserWorkloadError
+
 from .jobs import job_cancel, job_spec, job_submit, spec_for_agent
 from .jobspec import spec_errors
-from .models import Agent, Job, JobSchedule
+from .models import Agent, Job, JobSchedule, UserWorkload
+from .user_workloads import user_workload_validate
 
 
 @admin.register(Agent)
@@ -34,7 +37,7 @@ class SpecForm(forms.ModelForm):
 SPEC_ADMIN_FIELDS = ["suite", "workloads", "sizes", "scenarios", "backends", "precisions", "offline_batch_sizes",
                      "server_load_fractions", "min_duration_ms", "min_query_count", "rounds", "time_limit_s", "agent",
                      "accelerator", "endpoint", "server_rates_qps", "concurrency_max", "ttft_slo_ms",
-                     "tpot_slo_ms"]  # fmt: skip
+                     "tpot_slo_ms", "user_workload"]  # fmt: skip
 
 
 @admin.register(Job)
@@ -75,3 +78,31 @@ class JobScheduleAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False  # created through the API or seeded per agent, so the periodic task is wired up
+
+
+class UserWorkloadForm(forms.ModelForm):
+    """Checks the declaration as the API does (workloads.user), each error on its field (``inputs[0].shape``
+    on ``inputs``, with the full path in the message)."""
+
+    def clean(self):
+        cleaned = super().clean()
+        declaration = UserWorkload(**{name: cleaned.get(name) for name in UserWorkload.DECLARATION_FIELDS}).as_spec()
+        try:
+            user_workload_validate(declaration)
+        except UserWorkloadError as exc:
+            for field, message in exc.errors:
+                top = field.split(".")[0].split("[")[0]
+                self.add_error(top if top in self.fields else None, f"{field}: {message}")
+        return cleaned
+
+
+@admin.register(UserWorkload)
+class UserWorkloadAdmin(admin.ModelAdmin):
+    """Declared once, never edited (its runs would mix two models): add another name, delete an unused one."""
+
+    form = UserWorkloadForm
+    list_display = ["name", "format", "unit", "path", "created_at"]
+    search_fields = ["name", "path"]
+
+    def get_readonly_fields(self, request, obj=None):
+        return [*UserWorkload.DECLARATION_FIELDS, "created_at"] if obj else ["created_at"]

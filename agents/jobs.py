@@ -29,15 +29,19 @@ logger = logging.getLogger(__name__)
 
 
 def job_spec(job) -> dict:
-    """The spec fields of a job or schedule as model values (the endpoint as its record)."""
+    """The spec fields of a job or schedule as model values (the endpoint and user workload as their records)."""
     return {name: getattr(job, name) for name in SPEC_FIELDS}
 
 
 def spec_for_agent(spec: dict) -> dict:
-    """A spec as the JSON the agent receives (and agents.jobspec validates): the endpoint as its
-    declaration, its API key included. Only the job's message carries this; nothing shows or logs it."""
-    endpoint = spec.get("endpoint")
-    return spec | {"endpoint": endpoint.as_spec() if endpoint is not None else None}
+    """A spec as the JSON the agent receives (and agents.jobspec validates): the endpoint and the user workload
+    as their declarations, the endpoint's API key included. Only the job's message carries this; nothing shows
+    or logs it."""
+    endpoint, user_workload = spec.get("endpoint"), spec.get("user_workload")
+    return spec | {
+        "endpoint": endpoint.as_spec() if endpoint is not None else None,
+        "user_workload": user_workload.as_spec() if user_workload is not None else None,
+    }
 
 
 def soft_time_limit_s(time_limit_s: int) -> int:

@@ -8,6 +8,7 @@ Errors are keyed by field name so the API can answer 400 naming it.
 
 from __future__ import annotations
 
+import workloads as registry
 from agents.harness.endpoints.target import ENDPOINT_SCENARIOS, endpoint_errors
 from agents.harness.names import BACKENDS, HARNESS_WORKLOADS, MODEL_CLASSES, PRECISIONS, SCENARIOS, SIZES, SUITES
 
@@ -34,6 +35,8 @@ SPEC_FIELDS = (
     "concurrency_max",
     "ttft_slo_ms",
     "tpot_slo_ms",
+    # A user workload job measures a declared model file (workloads.user) on the agent host.
+    "user_workload",
 )
 ENDPOINT_ONLY_FIELDS = ("server_rates_qps", "concurrency_max", "ttft_slo_ms", "tpot_slo_ms")
 MIN_TIME_LIMIT_S = 60
@@ -85,9 +88,29 @@ def _endpoint_spec_errors(spec: dict) -> dict[str, str]:
     return errors
 
 
+def _user_workload_spec_errors(spec: dict) -> dict[str, str]:
+    """A user workload's declaration (as the agent gets it) is checked without its file, which is on the agent host."""
+    declaration = spec.get("user_workload")
+    if not isinstance(declaration, dict):
+        return {"user_workload": "must be a user workload declaration"}
+    try:
+        registry.parse_spec(declaration, base_dir=None, check_files=False)
+    except registry.UserWorkloadError as exc:
+        return {f"user_workload.{field}": message for field, message in exc.by_field().items()}
+    errors = {}
+    for field in ("workloads", "sizes"):
+        if spec.get(field):
+            errors[field] = "does not apply to a user workload job (it runs the declared file)"
+    if spec.get("endpoint") is not None:
+        errors["endpoint"] = "a job measures either an endpoint or a user workload, not both"
+    return errors
+
+
 def spec_errors(spec: dict, *, time_limit_max_s: int) -> dict[str, str]:
     """Each problem of a spec, keyed by field; empty when the spec can be planned."""
     errors: dict[str, str] = {}
+    if spec.get("user_workload") is not None:
+        errors |= _user_workload_spec_errors(spec)
     if spec.get("endpoint") is not None:
         errors |= _endpoint_spec_errors(spec)
         spec = {key: value for key, value in spec.items() if key != "scenarios"}

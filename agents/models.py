@@ -7,10 +7,13 @@ import uuid
 from datetime import timedelta
 
 from django.conf import settings
+from django.core.validators import RegexValidator
 from django.db import models
 from django.utils import timezone
 
 from hardware_catalog.models import Accelerator
+from workloads.user import FORMATS as USER_FORMATS
+from workloads.user import UNITS as USER_UNITS
 
 
 class AgentQuerySet(models.QuerySet):
@@ -106,6 +109,55 @@ class Endpoint(models.Model):
         return spec
 
 
+class UserWorkload(models.Model):
+    """A user's model file declared once (``workloads.user``): its runs are the workload ``user:<name>``.
+
+    The fields are the declaration's keys, the same as the YAML/TOML ``bench --workload-file`` reads. ``path``
+    is on the agent host that runs its jobs: the control plane validates the declaration and never opens the
+    file; the agent checks the file against it and fails the job's items with the reason when it does not match.
+    Not edited once declared (its runs would mix two models): declare another name.
+    """
+
+    DECLARATION_FIELDS = ("name", "title", "format", "path", "unit", "inputs", "llm")
+
+    name = models.CharField(
+        max_length=48, unique=True, validators=[RegexValidator(r"^[a-z0-9][a-z0-9._-]{0,47}$")],
+        help_text="Lowercase letters, digits, '.', '_' or '-'. Its workload id is user:<name>.",
+    )  # fmt: skip
+    title = models.CharField(max_length=200, blank=True)
+    format = models.CharField(max_length=16, choices=[(name, name) for name in USER_FORMATS])
+    path = models.CharField(max_length=1000, help_text="Absolute path of the file (or directory) on the agent host.")
+    unit = models.CharField(max_length=16, choices=[(name, name) for name in USER_UNITS], help_text="The unit of work.")
+    inputs = models.JSONField(
+        default=list, blank=True, help_text='[{"name": "x", "shape": ["batch", 8], "dtype": "float32"}]'
+    )
+    llm = models.JSONField(
+        null=True, blank=True, help_text='output_tokens only: {"prompt_tokens": 128, "output_tokens": 64}'
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def workload_id(self) -> str:
+        return f"user:{self.name}"
+
+    def as_spec(self) -> dict:
+        """The declaration (``workloads.parse_spec`` reads it), as the agent receives it in the job's spec."""
+        spec = {"name": self.name, "format": self.format, "path": self.path, "unit": self.unit}
+        if self.inputs:
+            spec["inputs"] = self.inputs
+        if self.llm:
+            spec["llm"] = self.llm
+        if self.title:
+            spec["title"] = self.title
+        return spec
+
+
 class JobState(models.TextChoices):
     QUEUED = "queued", "Queued"
     RUNNING = "running", "Running"
@@ -146,6 +198,10 @@ class JobSpec(models.Model):
         default=list, blank=True, help_text="Endpoint Server offered rates (queries/s)."
     )
     concurrency_max = models.PositiveIntegerField(null=True, blank=True, help_text="Endpoint sweep: highest level.")
+    user_workload = models.ForeignKey(
+        UserWorkload, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+        help_text="Measure this declared model file (its native backend unless backends say otherwise).",
+    )  # fmt: skip
     ttft_slo_ms = models.FloatField(null=True, blank=True, help_text="Endpoint goodput: TTFT bound per request.")
     tpot_slo_ms = models.FloatField(null=True, blank=True, help_text="Endpoint goodput: TPOT bound per request.")
     agent = models.ForeignKey(Agent, null=True, blank=True, on_delete=models.PROTECT, related_name="+")

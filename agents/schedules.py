@@ -18,7 +18,7 @@ from django.utils import timezone
 from django_celery_beat.models import CrontabSchedule, IntervalSchedule, PeriodicTask
 from django_celery_beat.validators import crontab_validator
 
-from .jobs import job_create, job_spec
+from .jobs import job_create, job_spec, spec_for_agent
 from .jobspec import JobSpecError, validate_spec
 from .models import Agent, Job, JobSchedule, JobState
 from .signals import agent_first_registered
@@ -68,7 +68,7 @@ def schedule_create(
     crontab: str = "",
 ) -> JobSchedule:
     """A schedule firing every ``every_s`` seconds or on a crontab (UTC), running ``spec`` on the selector."""
-    validate_spec(spec, time_limit_max_s=settings.INFERLEDGER_JOB_TIME_LIMIT_MAX_S)
+    validate_spec(spec_for_agent(spec), time_limit_max_s=settings.INFERLEDGER_JOB_TIME_LIMIT_MAX_S)
     if bool(every_s) == bool(crontab):
         raise JobSpecError({"every_s": "give either every_s or crontab"})
     if every_s and not MIN_EVERY_S <= every_s <= MAX_EVERY_S:

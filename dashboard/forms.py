@@ -102,12 +102,17 @@ class EnqueueForm(forms.Form):
     workloads = forms.MultipleChoiceField(
         choices=(), required=False, widget=forms.CheckboxSelectMultiple, help_text="None ticked = all."
     )
+    user_workload = forms.ModelChoiceField(
+        queryset=None, required=False, empty_label="none: the suite's workloads", label="User workload",
+        help_text="A declared model file on the agent host, instead of the suite's workloads.",
+    )  # fmt: skip
     time_limit_s = forms.IntegerField(label="Time limit (s)", min_value=60, initial=1800)
 
     def __init__(self, *args, **kwargs):
         from agents.harness.names import MODEL_CLASSES
-        from agents.models import Agent
+        from agents.models import Agent, UserWorkload
 
         super().__init__(*args, **kwargs)
         self.fields["agent"].queryset = Agent.objects.order_by("name")
+        self.fields["user_workload"].queryset = UserWorkload.objects.order_by("name")
         self.fields["workloads"].choices = [(name, name) for name in MODEL_CLASSES]

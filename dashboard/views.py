@@ -350,7 +350,8 @@ def _enqueue(request):
     form = EnqueueForm(request.POST)
     if form.is_valid():
         data = form.cleaned_data
-        spec = {"suite": data["suite"], "workloads": data["workloads"], "time_limit_s": data["time_limit_s"]}
+        spec = {"suite": data["suite"], "workloads": data["workloads"], "time_limit_s": data["time_limit_s"],
+                "user_workload": data["user_workload"]}  # fmt: skip
         try:
             job = job_create(spec=spec, agent=data["agent"], created_by=request.user)
         except JobSpecError as exc:

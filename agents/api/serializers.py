@@ -7,7 +7,7 @@ from hardware_catalog.models import Accelerator
 
 from ..jobs import spec_for_agent
 from ..jobspec import MAX_BATCH_SIZE, MAX_SWEEP_POINTS, SPEC_FIELDS, spec_errors
-from ..models import Agent, Endpoint, Job, JobSchedule
+from ..models import Agent, Endpoint, Job, JobSchedule, UserWorkload
 from ..schedules import MAX_EVERY_S, MAX_SCHEDULE_NAME_LENGTH, MIN_EVERY_S
 
 SPEC_SERIALIZER_FIELDS = [*SPEC_FIELDS, "agent", "accelerator"]
@@ -52,6 +52,10 @@ class SpecSerializer(serializers.ModelSerializer):
     server_rates_qps = serializers.ListField(
         child=serializers.FloatField(min_value=0), max_length=MAX_SWEEP_POINTS, required=False
     )
+    user_workload = serializers.SlugRelatedField(
+        slug_field="name", queryset=UserWorkload.objects.all(), required=False, allow_null=True,
+        help_text="A declared user workload's name: measure that model file on the agent",
+    )  # fmt: skip
 
     def validate(self, attrs):
         spec = {name: attrs.get(name, self.Meta.model._meta.get_field(name).get_default()) for name in SPEC_FIELDS}
@@ -138,3 +142,23 @@ class EndpointSerializer(serializers.ModelSerializer):
         if errors:
             raise serializers.ValidationError(errors)
         return attrs
+
+
+class UserWorkloadSerializer(serializers.ModelSerializer):
+    """A user workload's declaration: the keys of the YAML/TOML ``bench --workload-file`` reads, ``path`` absolute
+    on the agent host. Checked as a whole by ``workloads.user`` when it is declared (agents.user_workloads)."""
+
+    workload_id = serializers.CharField(read_only=True)
+    inputs = serializers.JSONField(required=False, help_text="name, shape (first dimension 'batch'), dtype, range")
+    llm = serializers.JSONField(required=False, allow_null=True, help_text="prompt_tokens, output_tokens")
+
+    class Meta:
+        model = UserWorkload
+        fields = ["id", "name", "workload_id", "title", "format", "path", "unit", "inputs", "llm", "created_at"]
+        read_only_fields = ["created_at"]
+        # The declaration's own rules (workloads.user) name every bad field at once; no model-level check first.
+        extra_kwargs = {"name": {"validators": []}}
+
+    def declaration(self) -> dict:
+        """The validated fields as a declaration (absent and empty optional keys left out)."""
+        return {key: value for key, value in self.validated_data.items() if value not in (None, "", [])}

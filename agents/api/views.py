@@ -7,15 +7,19 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
+from workloads import UserWorkloadError
+
 from ..jobs import job_cancel, job_create
 from ..jobspec import JobSpecError
-from ..models import Agent, Endpoint, Job, JobSchedule, JobState
+from ..models import Agent, Endpoint, Job, JobSchedule, JobState, UserWorkload
 from ..schedules import schedule_create
+from ..user_workloads import user_workload_declare
 from .serializers import (
     AgentSerializer,
     EndpointSerializer,
     JobSerializer,
     ScheduleSerializer,
+    UserWorkloadSerializer,
 )
 
 
@@ -100,3 +104,21 @@ class EndpointViewSet(
     queryset = Endpoint.objects.all()
     serializer_class = EndpointSerializer
     ordering_fields = ["name", "created_at"]
+
+
+class UserWorkloadViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    """Users' model files declared for jobs (a job names one in ``user_workload``); its runs are ``user:<name>``.
+
+    A declaration is checked as a whole (400 naming each bad field, e.g. ``inputs[0].shape``); the file is on
+    the agent host and is checked there when a job runs. Declarations are not edited: declare another name.
+    """
+
+    queryset = UserWorkload.objects.all()
+    serializer_class = UserWorkloadSerializer
+    ordering_fields = ["name", "created_at"]
+
+    def perform_create(self, serializer):
+        try:
+            serializer.instance = user_workload_declare(serializer.declaration())
+        except UserWorkloadError as exc:
+            raise ValidationError(exc.by_field()) from None

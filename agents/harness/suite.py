@@ -110,15 +110,18 @@ def plan_user_workload(
     precisions: Iterable[str] | None = None,
     scenarios: Iterable[str] | None = None,
     device: str | None = None,
+    open_file: bool = True,
 ) -> list[SuiteItem]:
     """The items for a user's declared model file (``workloads.UserWorkloadSpec``): its native backend at
-    fp32 unless ``backends``/``precisions`` say otherwise, in every scenario (or ``scenarios``). The file
-    is opened and checked against its declaration here, so a bad one fails before anything runs."""
+    fp32 unless ``backends``/``precisions`` say otherwise, in every scenario (or ``scenarios``). With
+    ``open_file`` the file is opened and checked against its declaration here, so a bad one fails before
+    anything runs (``bench``); a job's items each check it when they run instead."""
     from .workloads.file import FileWorkload
 
     if suite not in SUITES:
         raise ValueError(f"unknown suite {suite!r}; known: {', '.join(SUITES)}")
-    FileWorkload(spec).build("cpu")
+    if open_file:
+        FileWorkload(spec).build("cpu")
     backends = _check(backends, BACKENDS, "backends") or [spec.native_backend]
     precisions = _check(precisions, PRECISIONS, "precisions") or ["fp32"]
     scenarios = _check(scenarios, SCENARIOS, "scenarios") or list(SCENARIOS)

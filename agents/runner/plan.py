@@ -32,20 +32,42 @@ def plan_endpoint_items(spec: dict) -> list:
     return [EndpointItem(endpoint, scenario, settings) for scenario in scenarios]
 
 
+def plan_user_workload_items(spec: dict, device: str | None = None) -> list:
+    """A user workload job's items: its declared file on the spec's backends/precisions (default: the file's
+    native backend, fp32) in the spec's scenarios. The file is not opened here: each item checks it on this
+    host, so a missing or mismatched file fails the job's items with the reason."""
+    import workloads as registry
+    from agents.harness.suite import plan_user_workload
+
+    declaration = registry.parse_spec(spec["user_workload"], base_dir=None, check_files=False)
+    return plan_user_workload(
+        declaration,
+        spec.get("suite") or "quick",
+        backends=spec.get("backends") or None,
+        precisions=spec.get("precisions") or None,
+        scenarios=spec.get("scenarios") or None,
+        device=device,
+        open_file=False,
+    )
+
+
 def plan_items(spec: dict, device: str | None = None) -> list:
     """The harness items (``SuiteItem``) a spec stands for, with its sweep and duration overrides applied."""
     if spec.get("endpoint") is not None:
         return plan_endpoint_items(spec)
     from agents.harness.suite import plan_suite  # loads torch: the agent's side only
 
-    items = plan_suite(
-        spec.get("suite") or "quick",
-        workloads=spec.get("workloads") or None,
-        backends=spec.get("backends") or None,
-        precisions=spec.get("precisions") or None,
-        sizes=spec.get("sizes") or None,
-        device=device,
-    )
+    if spec.get("user_workload") is not None:
+        items = plan_user_workload_items(spec, device)
+    else:
+        items = plan_suite(
+            spec.get("suite") or "quick",
+            workloads=spec.get("workloads") or None,
+            backends=spec.get("backends") or None,
+            precisions=spec.get("precisions") or None,
+            sizes=spec.get("sizes") or None,
+            device=device,
+        )
     scenarios = spec.get("scenarios") or None
     overrides = {
         "offline_batch_sizes": tuple(spec.get("offline_batch_sizes") or ()),

@@ -1,0 +1,37 @@
+"""Declaring a user workload on the control plane: a model file on an agent host, stored for jobs to name.
+
+The declaration is validated by ``workloads.user`` without opening the file (it is on the agent host, which
+checks it when a job runs); a bad one is refused naming every bad field, and nothing is stored unless it all
+checks.
+"""
+
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+
+import workloads as registry
+
+from .models import UserWorkload
+
+
+def user_workload_validate(declaration) -> registry.UserWorkloadSpec:
+    """The declaration as a spec; raises UserWorkloadError naming each bad field (the path must be absolute)."""
+    return registry.parse_spec(declaration, base_dir=None, check_files=False)
+
+
+def user_workload_declare(declaration) -> UserWorkload:
+    """Validate and store a declaration under its name; raises UserWorkloadError, storing nothing, when it
+    does not check or the name is taken (a declared workload is never replaced: its runs would mix)."""
+    spec = user_workload_validate(declaration)
+    taken = registry.UserWorkloadError([("name", f"{spec.name!r} is already declared (as {spec.id})")])
+    if UserWorkload.objects.filter(name=spec.name).exists():
+        raise taken
+    fields = spec.to_dict()
+    try:
+        with transaction.atomic():
+            return UserWorkload.objects.create(
+                name=spec.name, title=spec.title, format=spec.format, path=spec.path, unit=spec.unit,
+                inputs=fields["inputs"], llm=fields.get("llm"),
+            )  # fmt: skip
+    except IntegrityError:  # declared by a concurrent request since the check above
+        raise taken from None
