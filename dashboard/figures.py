@@ -12,6 +12,9 @@ from decimal import Decimal
 import plotly.graph_objects as go
 from django.utils.safestring import SafeString, mark_safe
 
+from accounting.provenance import origin_label
+from results.models import RunOrigin
+
 COLORS = {
     "capex": "#3a6ea5",
     "opex": "#7aa6d6",
@@ -118,8 +121,14 @@ def ranking_bars(rows, *, unit: str) -> go.Figure:
     Each segment is the cost per million times that component's share of the hourly total, so the stack
     adds up to the ranked figure.
     """
-    labels = [f"{row.rank}. {row.accelerator}" for row in rows]
-    fig = _figure(f"Cost per 1M {unit.replace('_', ' ')} (USD), cheapest first", x_title="", y_title="USD per 1M")
+    labels = [f"{row.rank}. {row.accelerator} · {origin_label(row.origin)}" for row in rows]
+    # Published bars are hatched, and every bar's hover names its source (round, division, submitter, system).
+    patterns = ["/" if row.origin != RunOrigin.MEASURED else "" for row in rows]
+    sources = [row.source for row in rows]
+    title = f"Cost per 1M {unit.replace('_', ' ')} (USD), cheapest first"
+    if any(patterns):
+        title += " · hatched: published (MLPerf) results"
+    fig = _figure(title, x_title="", y_title="USD per 1M")
     for component, field in (
         ("capex", "capex_usd_per_hour"),
         ("opex", "opex_usd_per_hour"),
@@ -136,8 +145,9 @@ def ranking_bars(rows, *, unit: str) -> go.Figure:
                 name=component,
                 x=labels,
                 y=values,
-                marker_color=COLORS[component],
-                hovertemplate=f"%{{x}}<br>{component}: $%{{y:,.4f}} per 1M<extra></extra>",
+                customdata=sources,
+                marker={"color": COLORS[component], "pattern": {"shape": patterns, "fillmode": "overlay"}},
+                hovertemplate=f"%{{x}}<br>%{{customdata}}<br>{component}: $%{{y:,.4f}} per 1M<extra></extra>",
             )
     fig.update_layout(barmode="stack", bargap=0.4)
     money_axis(fig, [float(row.cost_per_million_usd) for row in rows])

@@ -5,6 +5,8 @@ from decimal import Decimal
 from django import forms
 
 import workloads
+from accounting.coverage import Coverage
+from accounting.policy import DEFAULT_PUBLISHED, Published
 from hardware_catalog.models import PriceKind
 
 
@@ -31,13 +33,51 @@ class ShowsAppliedValues(forms.Form):
         super().__init__(data, **kwargs)
 
 
+# The picker's groups, in order: which results a workload has (accounting.coverage).
+RESULT_GROUPS = (
+    ("measured and published", "Measured and published results"),
+    ("published", "Published results only"),
+    ("measured", "Measured results only"),
+    ("none", "No results yet"),
+)
+
+
+def _result_group(coverage: Coverage | None) -> str:
+    if coverage is None:
+        return "none"
+    if coverage.measured and coverage.published:
+        return "measured and published"
+    return "published" if coverage.published else ("measured" if coverage.measured else "none")
+
+
+def workload_choices_with_results(coverage: dict[str, Coverage]):
+    """The workload picker grouped by the results each workload has, each saying on how many accelerators:
+    'resnet50: published on 12 accelerators'. Smoke-test stand-ins say so."""
+    groups: dict[str, list] = {key: [] for key, _ in RESULT_GROUPS}
+    for w in workloads.all_workloads():
+        found = coverage.get(w.id)
+        label = f"{w.id}{' (smoke test)' if w.is_smoke_test else ''}: {found.describe() if found else 'no results yet'}"
+        groups[_result_group(found)].append((w.id, label))
+    return [(title, groups[key]) for key, title in RESULT_GROUPS if groups[key]]
+
+
+def published_choices():
+    return [(choice.value, f"{choice.value}: {choice.description}") for choice in Published]
+
+
 def _bound(label):
     return forms.DecimalField(label=label, min_value=Decimal("0.001"), max_digits=12, decimal_places=3, required=False)
 
 
 class OverviewForm(ShowsAppliedValues):
-    model_class = forms.ChoiceField(choices=model_class_choices, initial="tabular")
+    """The overview's controls. With no workload asked for (nor a `model_class`, for its reference workload),
+    the page answers for accounting.coverage's default_workload and the form shows it, so every control
+    shows the value applied."""
+
     workload = forms.ChoiceField(choices=workload_choices, required=False)
+    published = forms.ChoiceField(
+        label="Published (MLPerf) results", choices=published_choices, initial=DEFAULT_PUBLISHED.value
+    )
     sla_p99_ms = _bound("SLA p99 (ms)")
     ttft_p99_ms = _bound("LLM TTFT p99 (ms)")
     tpot_p99_ms = _bound("LLM TPOT p99 (ms)")
@@ -45,6 +85,11 @@ class OverviewForm(ShowsAppliedValues):
     utilization = forms.DecimalField(
         label="Utilization (0–1]", min_value=Decimal("0.01"), max_value=Decimal("1"), decimal_places=2, initial=1
     )
+
+    def __init__(self, data, *, coverage: dict[str, Coverage] | None = None, **kwargs):
+        super().__init__(data, **kwargs)
+        if coverage is not None:
+            self.fields["workload"].choices = workload_choices_with_results(coverage)
 
 
 class TrendsForm(ShowsAppliedValues):

@@ -3,6 +3,7 @@
 from django.urls import reverse
 
 from accounting.money import usd_text
+from accounting.provenance import origin_label, run_source
 from results.point_logs import has_log
 
 from .selectors import attribution_parts
@@ -156,7 +157,8 @@ def runs_table(runs, *, with_accelerator: bool = False) -> Table:
         Column("Precision", lambda r: r.precision),
         Column("Points (count)", lambda r: getattr(r, "point_count", None), "int"),
         Column("LoadGen", lambda r: "VALID" if r.loadgen_valid else "INVALID"),
-        Column("Origin", lambda r: r.origin),
+        Column("Origin", lambda r: origin_label(r.origin)),
+        Column("Source", run_source),
     ]
     if with_accelerator:
         columns.insert(
@@ -169,6 +171,8 @@ def snapshots_table(snapshots) -> Table:
     columns = [
         Column("Effective at (UTC)", lambda s: s.effective_at.strftime("%Y-%m-%d %H:%M")),
         Column("Workload", lambda s: s.workload_name),
+        Column("Origin", lambda s: origin_label(s.run.origin)),
+        Column("Source", lambda s: run_source(s.run)),
         Column("Scenario", lambda s: s.run.scenario),
         Column("Backend/precision", lambda s: f"{s.run.backend}/{s.run.precision}", link=lambda s: _run_link(s.run)),
         Column("SLA p99 (ms)", lambda s: s.sla_p99_ms, "ms"),
@@ -200,19 +204,11 @@ def ranking_table(ranking) -> Table:
     columns = [
         Column("Rank", lambda r: r["row"].rank if r["feasible"] else "—"),
         Column("Accelerator", lambda r: str(r["accelerator"]), link=lambda r: _accelerator_link(r["accelerator"])),
-        Column(f"Throughput ({unit}/s)", feasible("throughput_per_s"), "number"),
-        Column("p99 (ms)", lambda r: r["row"].latency_p99_ms if r["feasible"] else r["row"].best_latency_p99_ms, "ms"),
-        Column("Energy (J/inference)", feasible("energy_j_per_inference"), "number"),
-        Column("Capex (USD/h)", feasible("capex_usd_per_hour", lambda row: row.hourly), "usd_hourly"),
-        Column("Opex (USD/h)", feasible("opex_usd_per_hour", lambda row: row.hourly), "usd_hourly"),
-        Column("Power (USD/h)", feasible("power_usd_per_hour", lambda row: row.hourly), "usd_hourly"),
-        Column("Cloud (USD/h)", feasible("cloud_usd_per_hour", lambda row: row.hourly), "usd_hourly"),
-        Column("Total (USD/h)", feasible("total_usd_per_hour", lambda row: row.hourly), "usd_hourly"),
+        # The answer first: on a narrow screen the component columns scroll, the cost stays in view.
         Column(f"Cost per 1M {unit} (USD)", feasible("cost_per_million_usd"), "usd"),
-        Column(
-            "Price used",
-            lambda r: f"{r['row'].price.provider} {r['row'].price.instance_type}".strip() if r["feasible"] else "",
-        ),
+        Column("Origin", lambda r: origin_label(r["row"].origin)),
+        Column("Source", lambda r: r["row"].source),
+        Column("Accelerators (count)", lambda r: r["row"].accelerator_count, "int"),
         Column(
             "Run / why not",
             lambda r: (
@@ -221,6 +217,18 @@ def ranking_table(ranking) -> Table:
                 else r["row"].reason
             ),
             link=lambda r: _run_link(r["row"].run) if r["feasible"] else None,
+        ),
+        Column(f"Throughput ({unit}/s per accelerator)", feasible("throughput_per_s"), "number"),
+        Column("p99 (ms)", lambda r: r["row"].latency_p99_ms if r["feasible"] else r["row"].best_latency_p99_ms, "ms"),
+        Column("Energy (J/inference)", feasible("energy_j_per_inference"), "number"),
+        Column("Capex (USD/h)", feasible("capex_usd_per_hour", lambda row: row.hourly), "usd_hourly"),
+        Column("Opex (USD/h)", feasible("opex_usd_per_hour", lambda row: row.hourly), "usd_hourly"),
+        Column("Power (USD/h)", feasible("power_usd_per_hour", lambda row: row.hourly), "usd_hourly"),
+        Column("Cloud (USD/h)", feasible("cloud_usd_per_hour", lambda row: row.hourly), "usd_hourly"),
+        Column("Total (USD/h)", feasible("total_usd_per_hour", lambda row: row.hourly), "usd_hourly"),
+        Column(
+            "Price used",
+            lambda r: f"{r['row'].price.provider} {r['row'].price.instance_type}".strip() if r["feasible"] else "",
         ),
     ]
     return Table(
@@ -242,6 +250,8 @@ def alarms_table(alarms) -> Table:
             link=lambda a: _accelerator_link(a.snapshot.accelerator),
         ),
         Column("Workload", lambda a: a.snapshot.workload_name),
+        Column("Origin", lambda a: origin_label(a.snapshot.run.origin)),
+        Column("Source", lambda a: run_source(a.snapshot.run)),
         Column("SLA", lambda a: a.snapshot.sla_label),
         Column("Cost basis", lambda a: a.snapshot.cost_basis),
         Column("Change (%)", lambda a: a.change_fraction, "pct"),
@@ -298,6 +308,8 @@ def compare_table(sides) -> Table:
     columns = [
         Column("Run set", lambda side: side.label),
         Column("Accelerator", lambda side: str(side.row.accelerator) if side.row else ""),
+        Column("Origin", lambda side: origin_label(side.row.run.origin) if side.row else ""),
+        Column("Source", lambda side: run_source(side.row.run) if side.row else ""),
         Column("Throughput (/s)", row_value("throughput_per_s"), "number"),
         Column("p99 (ms)", row_value("latency_p99_ms"), "ms"),
         Column("Total (USD/h)", row_value("total_usd_per_hour", lambda row: row.hourly), "usd_hourly"),

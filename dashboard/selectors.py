@@ -13,6 +13,7 @@ from accounting import operating_points, policy
 from accounting.models import CostAlarm, CostSnapshot
 from accounting.money import usd_text
 from accounting.operating_points import Sla
+from accounting.provenance import origin_label, published_label, published_of
 from hardware_catalog.models import Accelerator, Price
 from results.models import BenchmarkRun, OperatingPoint
 from results.point_logs import with_log_flags
@@ -76,7 +77,11 @@ class HardwarePage:
 def hardware_page(accelerator_id, *, price_kind=None) -> HardwarePage:
     accelerator = get_object_or_404(Accelerator.objects.select_related("priced_as"), pk=accelerator_id)
     prices = list(Price.objects.for_accelerator(accelerator).order_by("effective_from", "pk"))
-    runs_qs = accelerator.runs.defer(*_HEAVY_RUN_FIELDS).annotate(point_count=Count("points"))
+    runs_qs = (
+        accelerator.runs.select_related("agent", "published")
+        .defer(*_HEAVY_RUN_FIELDS)
+        .annotate(point_count=Count("points"))
+    )
     runs = list(runs_qs.order_by("-started_at")[:RUNS_SHOWN])
     run_count = len(runs) if len(runs) < RUNS_SHOWN else accelerator.runs.count()
     kinds = sorted({price.kind for price in prices})
@@ -86,7 +91,7 @@ def hardware_page(accelerator_id, *, price_kind=None) -> HardwarePage:
     if chosen_kind:
         snapshots = list(
             CostSnapshot.objects.filter(accelerator=accelerator, price_kind=chosen_kind, **NO_SLA)
-            .select_related("run", "price", "alarm")
+            .select_related("run", "run__agent", "run__published", "price", "alarm")
             .defer(*(f"run__{name}" for name in _HEAVY_RUN_FIELDS))
             .order_by("effective_at", "id")[:SNAPSHOTS_SHOWN]
         )
@@ -108,13 +113,16 @@ def snapshot_label(snapshot: CostSnapshot, *, with_accelerator: bool) -> str:
     run, price = snapshot.run, snapshot.price
     parts = [str(snapshot.accelerator)] if with_accelerator else [snapshot.workload_name]
     parts += [run.scenario, f"{run.backend}/{run.precision}", f"{price.provider} {price.instance_type}".strip()]
+    record = published_of(run)
+    parts.append(f"published ({published_label(record)})" if record else origin_label(run.origin))
     return " · ".join(parts)
 
 
 def open_alarms(limit: int = 10) -> list[CostAlarm]:
     return list(
         CostAlarm.objects.filter(acknowledged_at__isnull=True)
-        .select_related("snapshot", "snapshot__accelerator")
+        .select_related("snapshot", "snapshot__accelerator", "snapshot__run__agent", "snapshot__run__published")
+        .defer(*(f"snapshot__run__{name}" for name in _HEAVY_RUN_FIELDS))
         .order_by("-created_at", "-id")[:limit]
     )
 
@@ -174,7 +182,7 @@ def trends_page(*, workload, price_kind, sla_p99_ms, accelerator_ids=None, workl
     if accelerator_ids:
         snapshots = snapshots.filter(accelerator_id__in=accelerator_ids)
     rows = list(
-        snapshots.select_related("accelerator", "run", "price", "alarm")
+        snapshots.select_related("accelerator", "run", "run__agent", "run__published", "price", "alarm")
         .defer(*(f"run__{name}" for name in _HEAVY_RUN_FIELDS))
         .order_by("effective_at", "id")[:SNAPSHOTS_SHOWN]
     )
@@ -206,7 +214,7 @@ def configuration_runs(*, workload: str, backend: str, precision: str, accelerat
     if accelerator_id is not None:
         runs = runs.filter(accelerator_id=accelerator_id)
     latest = BenchmarkRun.objects.filter(id__in=policy.latest_run_ids(runs)).defer("payload")
-    return list(latest.select_related("accelerator", "accelerator__priced_as").prefetch_related("points"))
+    return list(latest.select_related("accelerator", "accelerator__priced_as", "agent").prefetch_related("points"))
 
 
 def measured_accelerators() -> list[Accelerator]:

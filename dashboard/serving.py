@@ -11,6 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
 from accounting.money import cost_basis_text
+from accounting.provenance import origin_label
 from accounting.serving.front import best_covered_target
 from accounting.serving.points import fronts, llm_workload
 from accounting.serving.ranking import serving_ranking
@@ -77,6 +78,7 @@ def readout_table(ranking) -> Table:
         Column("Per 1M total tokens (USD)", lambda r: costs(r).total_usd_per_million, "usd"),
         Column("Output tokens per joule", energy),
         Column("Read between", between),
+        Column("Origin", lambda r: origin_label(r.group.origin)),
     ]
     return Table(
         "readout", "Cost read at the target, per hardware", columns, ranking.rows, empty="No front reaches it."
@@ -92,6 +94,7 @@ def refused_table(ranking) -> Table:
         Column("Hardware · engine · precision", lambda r: r.group.label),
         Column("Measured interactivity (tok/s per user)", span),
         Column("Why not read", lambda r: r.reason),
+        Column("Origin", lambda r: origin_label(r.group.origin)),
     ]
     return Table("refused", "Not read at this target", columns, ranking.refused, empty="Every front reaches it.")
 

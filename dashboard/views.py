@@ -1,5 +1,7 @@
 """Dashboard pages: parse the GET controls, read through selectors, draw with figures, render or export CSV."""
 
+from functools import partial
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -9,6 +11,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
 from accounting import comparisons, policy
+from accounting.coverage import default_workload, workload_coverage
 from accounting.money import cost_basis_text
 from accounting.operating_points import Sla
 from accounting.selectors import ranking
@@ -41,20 +44,24 @@ def _decimal_param(request, name):
     return value if value.is_finite() and value > 0 else None
 
 
-def _workload_and_sla(request, form, data):
+def _workload_and_sla(request, form, data, *, default=None):
     """The workload the page answers for and its SLA: the bounds typed in, else the workload's tightest standard.
 
+    With neither a workload nor a model class asked for, `default` (else the tabular reference) is answered.
     Returns (workload, sla), or (None, None) after adding the error to the form.
     """
-    try:
-        workload = policy.resolve_workload(
-            workload=data.get("workload") or None, model_class=data.get("model_class") or "tabular"
-        )
-    except policy.ParameterError as exc:
-        form.add_error(None, f"{exc.field}: {exc}")
-        return None, None
+    asked, model_class = data.get("workload") or None, data.get("model_class") or None
+    if asked is None and model_class is None and default is not None:
+        workload = default
+    else:
+        try:
+            fallback = None if asked else "tabular"
+            workload = policy.resolve_workload(workload=asked, model_class=model_class or fallback)
+        except policy.ParameterError as exc:
+            form.add_error(None, f"{exc.field}: {exc}")
+            return None, None
     # A bound present in the URL, even empty (= no SLA), replaces the default.
-    typed = {name: data.get(name) for name in ("sla_p99_ms", "ttft_p99_ms", "tpot_p99_ms") if name in request.GET}
+    typed = {name: data.get(name) for name in SLA_CONTROLS.values() if name in request.GET}
     if not typed:
         return workload, selectors.default_sla(workload)
     try:
@@ -80,16 +87,32 @@ def _showing_applied_sla(request, form, sla, make_form):
     return form
 
 
+def _overview_form(data, *, workload, published, coverage):
+    """The overview's form showing the workload answered for (in place of a model class) and the published rule."""
+    shown = data.copy()
+    shown["workload"] = workload.id
+    shown.pop("model_class", None)
+    shown["published"] = published.value
+    form = OverviewForm(shown, coverage=coverage)
+    form.is_valid()
+    return form
+
+
 @login_required
 def overview(request):
-    form = OverviewForm(request.GET)
+    coverage = workload_coverage()
+    form = OverviewForm(request.GET, coverage=coverage)
     form.is_valid()
     params = {name: form.cleaned_data.get(name) for name in form.fields}
-    workload, sla = _workload_and_sla(request, form, params)
+    params["model_class"] = request.GET.get("model_class") or None  # old links: the class's reference workload
+    default = default_workload(coverage)
+    workload, sla = _workload_and_sla(request, form, params, default=default)
     if workload is None:
-        workload = policy.resolve_workload(model_class="tabular")
-        sla = selectors.default_sla(workload)
-    form = _showing_applied_sla(request, form, sla, OverviewForm)
+        workload, sla = default, selectors.default_sla(default)
+    published = policy.Published(params.get("published") or policy.DEFAULT_PUBLISHED)
+    if not form.errors:
+        shown = partial(_overview_form, workload=workload, published=published, coverage=coverage)
+        form = _showing_applied_sla(request, shown(request.GET), sla, shown)
     result = ranking(
         workload=workload.id,
         sla_p99_ms=sla.p99_ms,
@@ -97,6 +120,7 @@ def overview(request):
         tpot_p99_ms=sla.tpot_p99_ms,
         price_kind=params["price_kind"] or "cloud_on_demand",
         utilization=params["utilization"] or 1,
+        published=published,
     )
     alarms = selectors.open_alarms()
     agents = list(Agent.objects.order_by("name")[:50])
@@ -110,9 +134,13 @@ def overview(request):
     chart = (
         figures.render(figures.ranking_bars(result.rows, unit=result.unit), "ranking-chart") if result.rows else None
     )
-    context = {"form": form, "ranking": result, "chart": chart, "sla": sla}
+    context = {"form": form, "ranking": result, "chart": chart, "sla": sla, "published": published,
+               "coverage": coverage.get(workload.id)}  # fmt: skip
     csv_context = export_context(
-        workload=workload.id, sla=str(sla), cost_basis=cost_basis_text(result.price_kind, result.utilization)
+        workload=workload.id,
+        sla=str(sla),
+        cost_basis=cost_basis_text(result.price_kind, result.utilization),
+        **{"published results": f"{published.value}: {published.description}"},
     )
     return _page(request, "dashboard/overview.html", context, tables=tables, filename=f"overview-{workload.id}",
                  export_context=csv_context)  # fmt: skip

@@ -6,7 +6,6 @@ from datetime import UTC, datetime
 from io import StringIO
 
 import pytest
-from django.core.management import call_command
 
 from results.models import PublishedResult, RunOrigin
 
@@ -84,13 +83,6 @@ def test_the_csv_names_each_rows_origin_round_submitter_and_division(api, measur
     row = published["published: MLPerf v5.1 closed, Acme, SysA"]
     assert (row["published_round"], row["published_division"], row["published_submitter"]) == ("v5.1", "closed", "Acme")
     assert [row["source"][:8] for row in rows if row["origin"] == "measured"] == ["measured"]
-
-
-@pytest.fixture
-def make_run_data_set(db):
-    """What `make run` loads before serving (prepare_run: migrate, catalog, the shipped published results)."""
-    call_command("load_catalog", stdout=StringIO())
-    call_command("load_published_results", stdout=StringIO())
 
 
 def test_after_make_run_the_llama2_70b_ranking_lists_at_least_5_accelerators_by_default(api, make_run_data_set):

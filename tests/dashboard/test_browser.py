@@ -78,3 +78,21 @@ def test_it_explains_empty_pages(db, browser):
     assert "No runs yet" in browser.page.content()
     browser.visit("/trends/", screenshot="trends-empty")
     assert "make run" in browser.page.content()
+
+
+def test_the_overview_ranks_published_llama2_70b_results_after_make_run(make_run_data_set, browser):
+    """#13: after `make run`'s data set, the overview for llama2-70b lists at least 5 accelerators, published
+    rows labelled as such with their round, division, submitter and system."""
+    browser.visit("/?workload=llama2-70b-99", screenshot="overview-llama2-70b-published", min_charts=1)
+    assert browser.page.locator("#workload").inner_text() == "llama2-70b-99"
+    assert browser.page.locator("form.controls .error").count() == 0
+    rows = browser.page.locator("#table-ranking tbody tr").all()
+    cells = [[cell.inner_text() for cell in row.locator("td").all()] for row in rows]
+    assert len({row[1] for row in cells}) >= 5, cells
+    assert all(row[3] == "published" and row[4].startswith("published: MLPerf v") for row in cells), cells
+    assert browser.page.locator("select[name=published]").input_value() == "fill"
+    assert browser.page.locator("select[name=workload]").input_value() == "llama2-70b-99"
+    # The SLA boxes show the SLA applied (the workload's tightest standard, MLPerf's Interactive bounds).
+    assert browser.page.locator("input[name=ttft_p99_ms]").input_value() == "450"
+    assert browser.page.locator("input[name=tpot_p99_ms]").input_value() == "40"
+    assert "· published" in (browser.page.locator("#figure-ranking .xtick").first.text_content() or "")

@@ -65,7 +65,10 @@ def test_it_greys_out_hardware_that_cannot_meet_a_tight_sla(dashboard_data, logg
 
 def test_it_downloads_the_ranking_as_csv_with_units_in_the_headers(dashboard_data, logged_in, loose_sla_ms):
     rows = _rows(logged_in.get(f"/?workload=tabular-tiny&sla_p99_ms={loose_sla_ms}&export=ranking"))
-    assert rows[0][:4] == ["Rank", "Accelerator", "Throughput (inferences/s)", "p99 (ms)"]
+    assert rows[0][:6] == ["Rank", "Accelerator", "Cost per 1M inferences (USD)", "Origin", "Source",
+                           "Accelerators (count)"]  # fmt: skip
+    assert "Throughput (inferences/s per accelerator)" in rows[0]
+    assert {row[3] for row in rows[1:]} == {"measured"}
     assert "Cost per 1M inferences (USD)" in rows[0]
     assert [row[0] for row in rows[1:]] == ["1", "2", "3", "4"]
     costs = [float(row[rows[0].index("Cost per 1M inferences (USD)")]) for row in rows[1:]]

@@ -1,0 +1,58 @@
+"""The overview's first screen after `make run`'s data (catalog + shipped published results): it ranks real
+GPUs for the workload with results on the most accelerators, shows the published rule applied, and says
+which workloads have published and/or measured results."""
+
+import csv
+import io
+
+import pytest
+
+from accounting.coverage import default_workload, workload_coverage
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def page(client, user, make_run_data_set):
+    client.force_login(user)
+
+    def get(path):
+        response = client.get(path)
+        assert response.status_code == 200
+        return response
+
+    return get
+
+
+def test_the_first_screen_ranks_published_gpus_for_the_workload_with_the_most_accelerators(page):
+    coverage = workload_coverage()
+    response = page("/")
+    ranking, form = response.context["ranking"], response.context["form"]
+    most = max(found.accelerators for workload_id, found in coverage.items() if not workload_id.endswith("-tiny"))
+    assert ranking.workload.id == default_workload(coverage).id
+    assert coverage[ranking.workload.id].accelerators == most
+    assert len({row.accelerator.pk for row in ranking.rows}) >= 5
+    # The form shows what was applied: the workload answered for and the published rule.
+    assert (form["workload"].value(), form["published"].value()) == (ranking.workload.id, "fill")
+    text = response.content.decode()
+    assert f'<option value="{ranking.workload.id}" selected>' in text
+    assert "Published (MLPerf) results: <strong>fill</strong>" in text
+
+
+def test_the_workload_picker_says_which_results_each_workload_has(page):
+    text = page("/").content.decode()
+    assert '<optgroup label="Published results only">' in text
+    assert '<optgroup label="No results yet">' in text
+    assert "llama2-70b-99: published on 10 accelerators</option>" in text
+
+
+def test_published_none_ranks_measured_runs_only_and_the_csv_says_so(page):
+    response = page("/?workload=llama2-70b-99&published=none")
+    assert response.context["ranking"].workload.id == "llama2-70b-99" and not response.context["form"].errors
+    assert response.context["ranking"].rows == []
+    assert response.context["form"]["published"].value() == "none"
+    rows = list(csv.DictReader(io.StringIO(page("/?workload=llama2-70b-99&export=ranking").content.decode())))
+    assert rows and {row["Origin"] for row in rows} == {"published"}
+    assert all(row["Source"].startswith("published: MLPerf v") for row in rows)
+    assert {row["published results"] for row in rows} == {"fill: " + "published results for accelerators with no "
+                                                          "measured run of the workload"}  # fmt: skip
