@@ -58,7 +58,7 @@ def test_it_keeps_tokens_and_inferences_on_separate_charts():
     from dashboard.selectors import series_by_unit
 
     def snapshot(workload, unit):
-        run = SimpleNamespace(scenario="offline", backend="eager", precision="fp32")
+        run = SimpleNamespace(scenario="offline", backend="eager", precision="fp32", origin="measured")
         price = SimpleNamespace(provider="TestCloud", instance_type="t.1")
         return SimpleNamespace(
             workload_name=workload, unit=unit, run=run, price=price, accelerator="H100",
@@ -70,8 +70,11 @@ def test_it_keeps_tokens_and_inferences_on_separate_charts():
         with_accelerator=False,
     )
     assert {unit: sorted(series) for unit, series in by_unit.items()} == {
-        "samples": ["bert · offline · eager/fp32 · TestCloud t.1", "resnet50 · offline · eager/fp32 · TestCloud t.1"],
-        "output_tokens": ["llama3.1-8b · offline · eager/fp32 · TestCloud t.1"],
+        "samples": [
+            "bert · offline · eager/fp32 · TestCloud t.1 · measured",
+            "resnet50 · offline · eager/fp32 · TestCloud t.1 · measured",
+        ],
+        "output_tokens": ["llama3.1-8b · offline · eager/fp32 · TestCloud t.1 · measured"],
     }
     fig = figures.cost_series(by_unit["output_tokens"], title="t", unit="output_tokens")
     assert fig.layout.yaxis.title.text == "USD per 1M output tokens"
