@@ -19,8 +19,8 @@ class QuarantinedPayloadAdmin(admin.ModelAdmin):
 
 class OperatingPointInline(admin.TabularInline):
     model = OperatingPoint
-    fields = ["index", "batch_size", "offered_rate_qps", "throughput_per_s", "latency_p50_ms", "latency_p99_ms",
-              "loadgen_valid"]  # fmt: skip
+    fields = ("index", "batch_size", "offered_rate_qps", "throughput_per_s", "latency_p50_ms", "latency_p99_ms",
+              "loadgen_valid")  # fmt: skip
     readonly_fields = fields
     extra = 0
     can_delete = False

@@ -10,6 +10,7 @@ import json
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils.dateparse import parse_datetime
@@ -64,14 +65,15 @@ def _readable_run_id(payload) -> uuid.UUID | None:
         return None
 
 
-def _time(text: str) -> datetime:
+def _time(payload: dict, key: str) -> datetime:
+    text = payload[key]
     parsed = parse_datetime(text)
     if parsed is None or parsed.tzinfo is None:
-        raise ResultValidationError(f"'{text}' is not an ISO-8601 date-time with a time zone")
+        raise ResultValidationError(key, f"'{text}' is not an ISO-8601 date-time with a time zone")
     try:  # stored as UTC: PostgreSQL refuses offsets beyond +-15:59 that Python accepts
         return parsed.astimezone(UTC)
     except OverflowError:
-        raise ResultValidationError(f"'{text}' is out of range once converted to UTC") from None
+        raise ResultValidationError(key, f"'{text}' is out of range once converted to UTC") from None
 
 
 def ingest_result(payload: dict | str | bytes, *, source: str, job=None, agent=None) -> IngestOutcome:
@@ -79,31 +81,34 @@ def ingest_result(payload: dict | str | bytes, *, source: str, job=None, agent=N
 
     ``job`` and ``agent`` (from an agent's job) are linked to the stored run and to a quarantine entry.
     """
+    document: Any
     if isinstance(payload, bytes | str):
         raw = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else payload
         try:
-            payload = json.loads(raw)
+            document = json.loads(raw)
         except ValueError as exc:
             return _quarantine(raw, f"not valid JSON: {exc}", source, job=job)
     else:
+        document = payload
         try:
             raw = _canonical(payload)
         except (TypeError, ValueError) as exc:
             return _quarantine(repr(payload)[:1_000_000], f"not JSON-serialisable: {exc}", source, job=job)
-    run_id = _readable_run_id(payload) if isinstance(payload, dict) else None
+    run_id = _readable_run_id(document) if isinstance(document, dict) else None
     try:
-        validate_result(payload)
-        started_at, finished_at = _time(payload["started_at"]), _time(payload["finished_at"])
+        validate_result(document)  # a valid payload is an object with a run_id
+        started_at, finished_at = _time(document, "started_at"), _time(document, "finished_at")
     except ResultValidationError as exc:
         return _quarantine(raw, f"schema: {exc}", source, run_id, job)
 
-    digest = hashlib.sha256(_canonical(payload).encode()).hexdigest()
+    run_id = uuid.UUID(document["run_id"])  # the schema requires a UUID
+    digest = hashlib.sha256(_canonical(document).encode()).hexdigest()
     existing = BenchmarkRun.objects.filter(pk=run_id).first()
     if existing is not None:
         return _replay_outcome(existing, digest, raw, source, job)
     try:
         with transaction.atomic():
-            run = _store(payload, run_id, digest, started_at, finished_at, job=job, agent=agent)
+            run = _store(document, run_id, digest, started_at, finished_at, job=job, agent=agent)
             transaction.on_commit(lambda: run_ingested.send(sender=BenchmarkRun, run=run))
     except IntegrityError:
         # Another delivery of the same run committed between our check and our insert.
