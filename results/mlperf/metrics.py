@@ -119,7 +119,7 @@ def published_figure(*, round_name: str, folder_scenario: str, effective_scenari
     if folder_scenario != effective_scenario:
         return _inferred(folder_scenario, effective_scenario, values)
     if effective_scenario in _THROUGHPUT_KEYS:
-        keys = _THROUGHPUT_KEYS[effective_scenario]
+        keys: tuple[str, ...] = _THROUGHPUT_KEYS[effective_scenario]
         if effective_scenario == SERVER:
             # Before v4.1 the checker read scheduled samples/s; a log without completed samples/s is one.
             legacy = not round_at_least(round_name, "v4.1")

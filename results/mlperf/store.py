@@ -149,11 +149,11 @@ def _float(figures: dict, *keys) -> float | None:
     return None
 
 
-def _ms(ns) -> float | None:
+def _ms(ns: float | None) -> float | None:
     return None if ns is None else ns / 1e6
 
 
-def _system_samples_per_s(record: Record, scenario: str) -> float | None:
+def _system_samples_per_s(record: Record, scenario: str | None) -> float | None:
     """Samples/s of the run LoadGen made: its throughput key, or for latency runs queries/s x samples/query."""
     f = record.figures
     if scenario in (metrics.OFFLINE, metrics.SERVER, metrics.INTERACTIVE) and not record.inferred_from:
@@ -161,8 +161,9 @@ def _system_samples_per_s(record: Record, scenario: str) -> float | None:
         return _float(f, *keys)
     per_query = _float(f, "effective_samples_per_query") or 1
     queries_per_s = _float(f, "result_qps_without_loadgen_overhead")
-    if queries_per_s is None and _float(f, "result_mean_latency_ns"):
-        queries_per_s = 1e9 / _float(f, "result_mean_latency_ns")
+    mean_latency_ns = _float(f, "result_mean_latency_ns")
+    if queries_per_s is None and mean_latency_ns:
+        queries_per_s = 1e9 / mean_latency_ns
     return queries_per_s * per_query if queries_per_s else None
 
 
@@ -188,7 +189,7 @@ def _point(run: BenchmarkRun, record: Record, count: int) -> OperatingPoint | No
         output_tokens_per_s=tokens / count if tokens else None,
         latency_min_ms=_ms(_float(f, "result_min_latency_ns")),
         latency_mean_ms=_ms(_float(f, "result_mean_latency_ns")),
-        latency_p50_ms=_ms(p50), latency_p90_ms=_ms(latency["90"]), latency_p99_ms=_ms(p99),
+        latency_p50_ms=p50 / 1e6, latency_p90_ms=_ms(latency["90"]), latency_p99_ms=p99 / 1e6,
         latency_max_ms=_ms(_float(f, "result_max_latency_ns")), query_count=_int(f.get("result_query_count")) or None,
         ttft_p50_ms=_ms(_float(f, "result_first_token_50.00_percentile_latency_ns")),
         ttft_p99_ms=_ms(_float(f, "result_first_token_99.00_percentile_latency_ns")),
@@ -215,7 +216,7 @@ def _run_scenario(folder: str, variant: str) -> str:
 
 def _settings(record: Record, variant: str) -> dict:
     """The run's LoadGen bounds (ns) under the keys the rest of InferLedger reads, and the benchmark variant."""
-    settings = {"variant": variant or ""}
+    settings: dict[str, str | int] = {"variant": variant or ""}
     for key, source in (
         ("target_latency_ns", "effective_target_latency_ns"),
         ("server_ttft_latency", "requested_server_ttft_latency"),
@@ -282,6 +283,8 @@ def _build(record: Record, resolver: _Resolver, stored: set, published: datetime
         return "the system description gives no accelerator count", None
     at = published_at(record.round, published)
     folder = metrics.scenario_from_folder(record.scenario)
+    if folder is None:
+        return f"scenario folder '{record.scenario}' is no MLPerf scenario", None
     environment = {key: system.get(key) for key in SYSTEM_FIELDS if key in system}
     payload = record.as_dict()
     digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()

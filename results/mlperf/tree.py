@@ -95,7 +95,7 @@ def read_detail(path: Path) -> dict:
 
 def read_summary(path: Path) -> dict:
     """A summary log as detail-log keys (metrics.SUMMARY_LABELS), values as written."""
-    labels = {}
+    labels: dict[str, str] = {}
     for line in Path(path).read_text(encoding="utf-8", errors="replace").splitlines():
         text = line.strip().lstrip("*").strip()
         match = _SUMMARY_LINE.match(text)
