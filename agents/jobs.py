@@ -49,9 +49,9 @@ def soft_time_limit_s(time_limit_s: int) -> int:
 
 
 def _resolve_agent(job: Job) -> Agent:
-    if job.agent_id:
+    if job.agent is not None:
         return job.agent
-    if job.accelerator_id:
+    if job.accelerator is not None:
         agent = agent_for_accelerator(job.accelerator)
         if agent is None:
             raise JobSpecError({"accelerator": f"no online agent has a {job.accelerator}"})
@@ -85,10 +85,13 @@ def job_dispatch(job: Job) -> None:
     """
     if not broker_configured():
         return
+    agent = job.agent
+    if agent is None:
+        raise ValueError(f"job {job.pk} has no agent to be sent to")
     celery_app.send_task(
         RUN_JOB_TASK,
-        kwargs={"job_id": str(job.pk), "spec": spec_for_agent(job_spec(job)), "agent_name": job.agent.name},
-        queue=job.agent.queue,
+        kwargs={"job_id": str(job.pk), "spec": spec_for_agent(job_spec(job)), "agent_name": agent.name},
+        queue=agent.queue,
         task_id=str(job.pk),
         time_limit=job.time_limit_s,
         soft_time_limit=soft_time_limit_s(job.time_limit_s),
@@ -218,27 +221,29 @@ def jobs_redispatch_lost(*, now=None) -> list[tuple[str, str]]:
         return []
     now = now or timezone.now()
     cutoff = now - timedelta(seconds=settings.INFERLEDGER_LOST_JOB_GRACE_S)
-    suspects = list(
-        Job.objects.filter(state=JobState.QUEUED, agent__isnull=False)
+    suspects = [
+        (job, job.agent)
+        for job in Job.objects.filter(state=JobState.QUEUED, agent__isnull=False)
         .filter(Q(dispatched_at__lt=cutoff) | Q(dispatched_at__isnull=True, created_at__lt=cutoff))
         .select_related("agent")
-    )
+        if job.agent is not None
+    ]
     if not suspects:
         return []
     try:
-        held = jobs_known_to_broker([job.pk for job in suspects], {job.agent.queue for job in suspects})
+        held = jobs_known_to_broker([job.pk for job, _agent in suspects], {agent.queue for _job, agent in suspects})
     except Exception as exc:  # the broker is unreachable: nothing can be told, nothing is sent
         logger.warning("reaper: could not list the broker's messages (%s)", exc)
         return []
     actions = []
-    for job in suspects:
+    for job, agent in suspects:
         if str(job.pk) in held:
             continue
         unchanged = Job.objects.filter(pk=job.pk, state=JobState.QUEUED, dispatched_at=job.dispatched_at)
         if job.redispatches >= settings.INFERLEDGER_JOB_MAX_ATTEMPTS:
             # Sent that often and never started: the agent takes the message and dies before its first report.
             reason = (
-                f"agent {job.agent.name} never reported starting it; its message was gone from the broker "
+                f"agent {agent.name} never reported starting it; its message was gone from the broker "
                 f"{job.redispatches + 1} times"
             )
             if unchanged.update(state=JobState.FAILED, finished_at=now, error=reason):

@@ -28,6 +28,8 @@ POLL_S = 2.0
 
 def run_local_job(job: Job) -> None:
     """Run one queued job of the local agent to its end (succeeded or failed with the reason)."""
+    if job.agent is None:
+        raise ValueError(f"job {job.pk} has no agent: the local agent runs only its own jobs")
     job_id, agent_name = str(job.pk), job.agent.name
     if not job_claim(job_id=job_id, agent_name=agent_name):
         return

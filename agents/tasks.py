@@ -62,11 +62,11 @@ def control_task(name: str):
 
 def send_report(task, *args) -> None:
     """Publish an agent's report to the control plane, signed, retrying through a broker outage."""
-    args = list(args)
+    report = list(args)
     secret = settings.INFERLEDGER_AGENT_SECRET
     task.apply_async(
-        args=args,
-        kwargs={"signature": sign(secret, task.name, args) if secret else None},
+        args=report,
+        kwargs={"signature": sign(secret, task.name, report) if secret else None},
         retry=True,
         retry_policy=REPORT_RETRY_POLICY,
     )

@@ -51,7 +51,7 @@ def execute_job(
     spec: dict,
     *,
     progress: Callable[[float, str], None],
-    deliver: Callable[[dict], None],
+    deliver: Callable[[dict], object],  # what it returns is not used
 ) -> JobReport:
     """Measure every item of the spec; ``deliver`` gets each validated payload, ``progress`` (percent, point)."""
     items = plan_items(spec)
