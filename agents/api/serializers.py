@@ -157,7 +157,7 @@ class UserWorkloadSerializer(serializers.ModelSerializer):
         fields = ["id", "name", "workload_id", "title", "format", "path", "unit", "inputs", "llm", "created_at"]
         read_only_fields = ["created_at"]
         # The declaration's own rules (workloads.user) name every bad field at once; no model-level check first.
-        extra_kwargs = {"name": {"validators": []}}
+        extra_kwargs: dict[str, dict] = {"name": {"validators": []}}
 
     def declaration(self) -> dict:
         """The validated fields as a declaration (absent and empty optional keys left out)."""
