@@ -34,6 +34,18 @@ _KEPT = re.compile(
     r"first_token_(50|99)\.00_percentile_latency_ns|time_per_output_token_(50|99)\.00_percentile_ns)|"
     r"effective_target_latency_ns|effective_samples_per_query|requested_server_(ttft|tpot)_latency)$"
 )
+# LoadGen's summary labels of latency percentiles -> the detail log's keys for them. LLM runs log TTFT and
+# TPOT percentiles too; the submission checker's LLM check reads the 99th of both from the detail log
+# (result_first_token_99.00_percentile_latency_ns, result_time_per_output_token_99.00_percentile_ns), so a
+# result published with only a summary log keeps them under the same keys.
+_SUMMARY_PERCENTILES = (
+    (re.compile(r"^(\d+\.\d+) percentile latency \(ns\)$"), "result_{}_percentile_latency_ns"),
+    (re.compile(r"^(\d+\.\d+) percentile first token latency \(ns\)$"), "result_first_token_{}_percentile_latency_ns"),
+    (
+        re.compile(r"^(\d+\.\d+) percentile time to output token \(ns\)$"),
+        "result_time_per_output_token_{}_percentile_ns",
+    ),
+)
 _SUMMARY_LINE = re.compile(r"^\s*([^:]+?)\s*:\s*(.+?)\s*$")
 _ROUND_IN_PATH = re.compile(r"v(\d+\.\d+)")
 
@@ -111,11 +123,14 @@ def read_summary(path: Path) -> dict:
     if "Result is" in labels:
         values["result_validity"] = labels["Result is"]
     for label, text in labels.items():
-        pct = re.match(r"^(\d+\.\d+) percentile latency \(ns\)$", label)
-        if pct:
-            values.setdefault(f"result_{pct.group(1)}_percentile_latency_ns", text)
-        elif label in ("Min latency (ns)", "Max latency (ns)", "Mean latency (ns)"):
-            values.setdefault(f"result_{label.split()[0].lower()}_latency_ns", text)
+        for pattern, key in _SUMMARY_PERCENTILES:
+            pct = pattern.match(label)
+            if pct:
+                values.setdefault(key.format(pct.group(1)), text)
+                break
+        else:
+            if label in ("Min latency (ns)", "Max latency (ns)", "Mean latency (ns)"):
+                values.setdefault(f"result_{label.split()[0].lower()}_latency_ns", text)
     return values
 
 

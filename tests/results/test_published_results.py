@@ -227,3 +227,22 @@ def test_open_division_names_mapped_by_the_submitter_and_interactive_benchmark_n
     assert (mapped.division, mapped.run.workload_name, mapped.run.scenario) == ("open", "deepseek-r1", "server")
     interactive = PublishedResult.objects.get(benchmark="llama3.1-405b-interactive")
     assert (interactive.run.workload_name, interactive.run.scenario) == ("llama3.1-405b", "interactive")
+
+
+def test_a_result_with_only_a_summary_log_keeps_its_ttft_and_tpot_percentiles(full_catalog):
+    """The checker's LLM check reads TTFT/TPOT p99 from the detail log; without one, LoadGen's summary lines
+    for the same figures ('99.00 percentile first token latency (ns)', '... time to output token (ns)')."""
+    _import()
+    result = PublishedResult.objects.get(
+        benchmark="llama2-70b-99", scenario="Server", source_path__endswith="mlperf_log_summary.txt"
+    )
+    pairs = (line.split(":", 1) for line in (_root(result) / result.source_path).read_text().splitlines())
+    summary = {label.strip(): text.strip() for label, *text in pairs for text in text}
+    point = result.run.points.get()
+    for field, label in (
+        ("ttft_p50_ms", "50.00 percentile first token latency (ns)"),
+        ("ttft_p99_ms", "99.00 percentile first token latency (ns)"),
+        ("tpot_p50_ms", "50.00 percentile time to output token (ns)"),
+        ("tpot_p99_ms", "99.00 percentile time to output token (ns)"),
+    ):
+        assert getattr(point, field) == pytest.approx(int(summary[label]) / 1e6), field
