@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import os
+import shutil
 import tarfile
 import tempfile
 from pathlib import Path
@@ -23,9 +25,27 @@ def opened(path: Path):
         return
     if not path.is_file() or not tarfile.is_tarfile(path):
         raise SourceError(f"{path}: neither a directory nor a tar archive")
-    with tempfile.TemporaryDirectory(prefix="mlperf-") as temp, tarfile.open(path) as archive:
-        archive.extractall(temp, filter="data")
-        yield Path(temp)
+    with tarfile.open(path) as archive:
+        unpacked_bytes = sum(member.size for member in archive.getmembers())
+        with tempfile.TemporaryDirectory(prefix="mlperf-", dir=memory_temp_dir(unpacked_bytes)) as temp:
+            archive.extractall(temp, filter="data")
+            yield Path(temp)
+
+
+# A result tree is thousands of small folders and files: on a busy disk, making and removing them took most of
+# an import (6.6 s of 10 s for the two shared subsets on a loaded 2-core host; 1.7 s in memory).
+MEMORY_TEMP_DIRS = (Path("/dev/shm"),)
+
+
+def memory_temp_dir(needed_bytes: int) -> str | None:
+    """A RAM-backed temp dir with room for twice `needed_bytes`, if the host has one; else None (the default)."""
+    for candidate in MEMORY_TEMP_DIRS:
+        try:
+            if os.access(candidate, os.W_OK) and shutil.disk_usage(candidate).free > 2 * needed_bytes:
+                return str(candidate)
+        except OSError:
+            continue
+    return None
 
 
 def read_source(path: Path, round_name: str | None = None) -> list[Record]:

@@ -246,3 +246,26 @@ def test_a_result_with_only_a_summary_log_keeps_its_ttft_and_tpot_percentiles(fu
         ("tpot_p99_ms", "99.00 percentile time to output token (ns)"),
     ):
         assert getattr(point, field) == pytest.approx(int(summary[label]) / 1e6), field
+
+
+def test_an_archive_reads_as_its_tree_unpacked_in_memory_where_there_is_room(tmp_path, monkeypatch):
+    import tarfile
+
+    from results.mlperf import sources
+
+    archive = tmp_path / "mlperf_inference_results_v5.1_subset.tar.xz"
+    with tarfile.open(archive, "w:xz") as tar:
+        tar.add(V51, arcname="inference_results_v5.1")
+    room = tmp_path / "ram"
+    room.mkdir()
+    monkeypatch.setattr(sources, "MEMORY_TEMP_DIRS", (tmp_path / "missing", room))
+    assert sources.memory_temp_dir(1024) == str(room)
+    assert sources.memory_temp_dir(10**18) is None  # no room: the default temp dir
+    unpacked_in = []
+    real = sources.tempfile.TemporaryDirectory
+    monkeypatch.setattr(
+        sources.tempfile, "TemporaryDirectory", lambda **kw: unpacked_in.append(kw["dir"]) or real(**kw)
+    )
+    from_archive = {r.source_path: r.value for r in sources.read_source(archive)}
+    assert unpacked_in == [str(room)] and list(room.iterdir()) == []  # unpacked there, and removed
+    assert from_archive == {r.source_path: r.value for r in sources.read_source(V51)}
