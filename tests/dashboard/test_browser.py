@@ -96,3 +96,9 @@ def test_the_overview_ranks_published_llama2_70b_results_after_make_run(make_run
     assert browser.page.locator("input[name=ttft_p99_ms]").input_value() == "450"
     assert browser.page.locator("input[name=tpot_p99_ms]").input_value() == "40"
     assert "· published" in (browser.page.locator("#figure-ranking .xtick").first.text_content() or "")
+
+    # The cheapest accelerator's page lists its published runs as such, with where they were published.
+    browser.page.locator("#table-ranking tbody tr").first.locator("td").nth(1).locator("a").click()
+    browser.check(screenshot="hardware-published")
+    runs = browser.page.locator("#table-runs tbody tr").first.inner_text()
+    assert "published" in runs and "published: MLPerf v" in runs

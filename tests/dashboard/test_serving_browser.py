@@ -23,14 +23,7 @@ def test_it_draws_the_fronts_the_target_and_the_readings(make_accelerator, make_
     assert "↔" in browser.page.locator("#table-readout").inner_text()
 
 
-def test_it_draws_llama2_70b_fronts_from_the_shipped_published_results(db, browser):
-    import io
-
-    from django.core.management import call_command
-
-    call_command("load_catalog", stdout=io.StringIO())
-    call_command("load_published_results", stdout=io.StringIO())
-
+def test_it_draws_llama2_70b_fronts_from_the_shipped_published_results(make_run_data_set, browser):
     browser.visit(
         "/serving/?workload=llama2-70b-99&interactivity_tps_per_user=10&price_kind=cloud_on_demand",
         screenshot="serving-llama2-70b-published", min_charts=1,
@@ -38,7 +31,9 @@ def test_it_draws_llama2_70b_fronts_from_the_shipped_published_results(db, brows
 
     readouts = browser.page.locator("#table-readout tbody tr")
     assert readouts.count() >= 4
-    assert "MLPerf v" in browser.page.locator("#table-readout").inner_text()
+    assert "published: MLPerf v" in browser.page.locator("#table-readout").inner_text()
+    origins = browser.page.locator("#table-readout tbody tr td:last-child").all_inner_texts()
+    assert origins and set(origins) == {"published"}
     # Hovering a reading (a diamond on the target line) shows the two points it was read between.
     diamond = browser.page.locator("#serving-chart .scatterlayer .trace").last.locator("path.point").first
     box = diamond.bounding_box()  # plotly's drag layer takes the pointer: move the mouse there
