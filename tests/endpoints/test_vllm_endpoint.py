@@ -14,6 +14,13 @@ from results.models import BenchmarkRun
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 SECRET = "sk-vllm-test-0b7e41"
+# Seen here (2 cores shared by vLLM's engine and API processes, the test and other work): the stored output
+# tokens/s (LoadGen's) within 0.2 % of vLLM's generation counter over the point's window, so 3 % is claimed.
+# TTFT and TPOT are not claimed to agree by a ratio: vLLM's are its engine's, and its API process, when short
+# of CPU, sends tokens in bunches. Across runs the client's TPOT mean read 0.56 to 3.1 ms against vLLM's 2.0 to
+# 2.7 ms, and its TTFT 6 to 70 ms above vLLM's (the API process, transport, our client): the share each point
+# stores as transport time. What holds is asserted in the test: the client's times bracket the server's.
+THROUGHPUT_TOLERANCE = 0.03
 
 
 @pytest.fixture
@@ -64,8 +71,12 @@ def test_an_agent_job_benchmarks_the_vllm_server_and_stores_what_the_server_coun
         # after its first token (the server's can differ either way: chunks bunch when its API process lags).
         assert server["tpot_ms_mean"] > 0 and block["tpot_ms"]["mean"] > 0
         assert block["tpot_ms"]["max"] * 15 <= block["e2e_ms"]["max"] - block["ttft_ms"]["min"] + 1e-6
-        # Stored throughput agrees with what the server generated over our measured window.
-        assert block["output_tokens_per_s"] == pytest.approx(server["generation_tokens"] / block["window_s"])
+        # Stored throughput agrees with what the server generated over our measured window: the client's own
+        # figure exactly (the same tokens over the same window), the stored one (LoadGen's count of tokens over
+        # its own test window) within THROUGHPUT_TOLERANCE.
+        server_tokens_per_s = server["generation_tokens"] / block["window_s"]
+        assert block["output_tokens_per_s"] == pytest.approx(server_tokens_per_s)
+        assert point.output_tokens_per_s == pytest.approx(server_tokens_per_s, rel=THROUGHPUT_TOLERANCE)
     # Every request of the job (warm-ups included) is in the server's count; the stored ones are a subset.
     measured = sum(p.details["endpoint"]["requests"] for p in points)
     assert after.totals["requests"] - before.totals["requests"] >= measured
