@@ -300,6 +300,7 @@ def cost_series(series: dict[str, list], *, alarms: Iterable = (), title: str, u
             mode="lines+markers" if len(rows) > 1 else "markers",
             line_shape="hv",
             name=label,
+            meta={"unit": unit},  # what the y values count, read back by the browser tests: one unit per axis
             hovertemplate="%{x|%Y-%m-%d %H:%M}: $%{y:,.4f} per 1M<extra>" + label + "</extra>",
         )
     alarms = list(alarms)
@@ -310,6 +311,7 @@ def cost_series(series: dict[str, list], *, alarms: Iterable = (), title: str, u
             mode="markers",
             name="alarm",
             marker={"symbol": "triangle-up", "size": 14, "color": COLORS["sla"]},
+            meta={"unit": unit},
             text=[alarm.hover for alarm in alarms],
             hovertemplate="%{text}<extra>alarm</extra>",
         )

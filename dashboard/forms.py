@@ -27,6 +27,11 @@ class ShowsAppliedValues(forms.Form):
 
     def __init__(self, data, **kwargs):
         data = data.copy()
+        if "model_class" in self.base_fields and "model_class" not in data and data.get("workload"):
+            # A workload named alone answers for its own model class, and the box says which.
+            chosen = next((w for w in workloads.all_workloads() if w.id == data["workload"]), None)
+            if chosen is not None:
+                data["model_class"] = chosen.model_class
         for name, bound in self.base_fields.items():
             if name not in data and bound.initial is not None:
                 data[name] = bound.initial

@@ -42,12 +42,13 @@ class RunPage:
     nvml_unavailable: str
 
 
-def run_page(run_id, *, sla_p99_ms=None, point_index=None) -> RunPage:
+def run_page(run_id, *, sla: Sla | None = None, point_index=None) -> RunPage:
+    """The run, its points and the point chosen under `sla` (None: the workload's tightest standard SLA)."""
     run = get_object_or_404(BenchmarkRun.objects.select_related("accelerator"), pk=run_id)
     # The logs themselves stay deferred: the page links to them.
     points = list(with_log_flags(run.points.defer("details")).order_by("index"))
     workload = policy.workload_of(run)
-    sla = Sla(p99_ms=sla_p99_ms) if sla_p99_ms is not None else default_sla(workload)
+    sla = sla if sla is not None else default_sla(workload)
     chosen, reason = None, "no operating points"
     if points:
         choice = operating_points.choose(points, workload=workload, sla=sla)

@@ -77,7 +77,7 @@ SLA_CONTROLS = {"p99_ms": "sla_p99_ms", "ttft_p99_ms": "ttft_p99_ms", "tpot_p99_
 def _showing_applied_sla(request, form, sla, make_form):
     """The form again with the applied default SLA in its boxes when the URL named none, so the boxes show
     the SLA in force and pressing the button untouched keeps the same answer (and puts it in the URL)."""
-    if any(name in request.GET for name in SLA_CONTROLS.values()) or not sla:
+    if any(name in request.GET for name in SLA_CONTROLS.values()) or not sla or form.errors:
         return form
     shown = request.GET.copy()
     for bound, value in sla.bounds.items():
@@ -189,7 +189,7 @@ def run_detail(request, run_id):
     point_index = request.GET.get("point")
     page = selectors.run_page(
         run_id,
-        sla_p99_ms=_decimal_param(request, "sla"),
+        sla=_run_sla(request),
         point_index=int(point_index) if point_index and point_index.isdigit() else None,
     )
     run = page.run
@@ -205,7 +205,12 @@ def run_detail(request, run_id):
             "pareto-chart",
         )
         charts["cdf"] = figures.render(figures.latency_cdf(page.focus), "cdf-chart")
-        if run.scenario == "server" and not endpoint:
+        budget_measured = any(
+            getattr(point, field) is not None
+            for point in page.points
+            for field in ("queue_wait_mean_ms", "batch_formation_mean_ms", "compute_mean_ms")
+        )  # published results state no budget: no empty chart
+        if run.scenario == "server" and not endpoint and budget_measured:
             charts["budget"] = figures.render(figures.latency_budget(page.points), "budget-chart")
         if any(point.power_w_mean is not None for point in page.points):
             charts["power"] = figures.render(figures.point_power(page.points), "power-chart")
@@ -242,6 +247,16 @@ def run_detail(request, run_id):
                  export_context=csv_context)  # fmt: skip
 
 
+RUN_SLA_PARAMS = {"sla": "p99_ms", "ttft": "ttft_p99_ms", "tpot": "tpot_p99_ms"}
+
+
+def _run_sla(request) -> Sla | None:
+    """The run page's SLA from ?sla= (p99), ?ttft=, ?tpot= (ms); None when the URL names none (the default)."""
+    if not any(request.GET.get(name) for name in RUN_SLA_PARAMS):
+        return None
+    return Sla(**{bound: _decimal_param(request, name) for name, bound in RUN_SLA_PARAMS.items()})
+
+
 def _flat_telemetry(telemetry: dict) -> dict:
     flat = {}
     for key, value in (telemetry or {}).items():
@@ -258,9 +273,10 @@ def trends(request):
     form = TrendsForm(request.GET, workloads=workloads, accelerators=selectors.accelerators_with_snapshots())
     form.is_valid()
     data = form.cleaned_data
+    price_kind = data.get("price_kind") or "cloud_on_demand"
     page = selectors.trends_page(
         workload=data.get("workload") or (workloads[0] if workloads else None),
-        price_kind=data.get("price_kind") or "cloud_on_demand",
+        price_kind=price_kind,
         sla_p99_ms=data.get("sla_p99_ms"),
         accelerator_ids=[int(pk) for pk in data.get("accelerators") or []],
         workloads=workloads,
@@ -270,7 +286,7 @@ def trends(request):
             figures.cost_series(
                 series,
                 alarms=[mark for mark in page.alarms if mark.unit == unit],
-                title=f"Cost per 1M {unit_words(unit)} over time: {page.workload}",
+                title=f"Cost per 1M {unit_words(unit)} over time: {page.workload}, {price_kind} prices",
                 unit=unit,
             ),
             f"trend-chart-{unit}",
@@ -284,7 +300,7 @@ def trends(request):
     csv_context = export_context(
         workload=page.workload or "none",
         sla=str(Sla(p99_ms=sla_p99_ms)) if sla_p99_ms else "no SLA (best throughput)",
-        cost_basis=cost_basis_text(data.get("price_kind") or "cloud_on_demand", policy.SNAPSHOT_UTILIZATION),
+        cost_basis=cost_basis_text(price_kind, policy.SNAPSHOT_UTILIZATION),
     )
     return _page(request, "dashboard/trends.html", context, tables=tables, filename=f"trends-{page.workload}",
                  export_context=csv_context)  # fmt: skip

@@ -86,3 +86,49 @@ class Browser:
 
     def close(self) -> None:
         self.context.close()
+
+
+CHARTS = """() => [...document.querySelectorAll('.plotly-graph-div')].map(el => {
+  const full = el._fullLayout || {};
+  const axis = name => full[name] ? {type: full[name].type, range: full[name].range,
+                                     title: (full[name].title && full[name].title.text) || ''} : null;
+  return {
+    id: el.id,
+    title: (full.title && full.title.text) || '',
+    x: axis('xaxis'),
+    y: axis('yaxis'),
+    annotations: (full.annotations || []).map(a => a.text || ''),
+    units: [...new Set(el.data.map(t => t.meta && t.meta.unit).filter(Boolean))],
+    ticks: [...el.querySelectorAll('.xtick text, .ytick text')].map(t => t.textContent),
+  };
+})"""
+
+
+def charts(page) -> list[dict]:
+    """Every plotly chart on the page as plotly itself laid it out (figure JSON, not pixels)."""
+    return page.evaluate(CHARTS)
+
+
+def _date(text: str):
+    from datetime import datetime
+
+    return datetime.fromisoformat(str(text).replace(" ", "T")[:19])
+
+
+def assert_charts_hold_up(page) -> list[dict]:
+    """The chart defects of issue 16, on every chart of the page: no SI-prefixed tick ("600µ"); one unit per
+    y-axis, named in its title; a time axis spanning at least a day unless the chart says it has one date."""
+    from datetime import timedelta
+
+    found = charts(page)
+    for chart in found:
+        where = f"{page.url} #{chart['id']}"
+        assert not [tick for tick in chart["ticks"] if "µ" in tick], f"{where}: ticks {chart['ticks']}"
+        assert len(chart["units"]) <= 1, f"{where}: units {chart['units']} share one y-axis"
+        for unit in chart["units"]:
+            assert unit.replace("_", " ") in chart["y"]["title"], f"{where}: y-axis {chart['y']['title']!r} ≠ {unit}"
+        if chart["x"] and chart["x"]["type"] == "date":
+            start, end = (_date(value) for value in chart["x"]["range"])
+            one_date = any(text.startswith("One date only") for text in chart["annotations"])
+            assert end - start >= timedelta(days=1) or one_date, f"{where}: x spans {end - start}, not said"
+    return found

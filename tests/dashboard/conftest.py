@@ -58,6 +58,19 @@ def quick_suite_payloads(tmp_path_factory):
     ]
 
 
+@pytest.fixture(scope="session")
+def quick_llm_payload(tmp_path_factory):
+    """llm-decoder-tiny on this CPU, single-stream: a real LLM run with measured TTFT and TPOT (a few seconds)."""
+    from agents.harness.scenarios.settings import preset
+    from agents.harness.suite import SuiteItem, run_item
+
+    settings = preset("quick").with_(
+        rounds=1, min_duration_ms=200, min_query_count=16, warmup_queries=3, performance_sample_count=8
+    )
+    item = SuiteItem("llm-decoder", "tiny", "single-stream", "eager", "fp32", "cpu", settings)
+    return run_item(item, tmp_path_factory.mktemp("dashboard-llm"))
+
+
 def _valid_measurement(item, out, tries: int = 3) -> dict:
     """A run LoadGen judged VALID when it can be had in a few tries (only VALID runs are ranked).
 
@@ -131,6 +144,11 @@ def _ingest_all(payloads) -> dict:
 @pytest.fixture
 def price_rise(dashboard_data):
     """The H100's cheapest on-demand offering gets 60% dearer now: a new snapshot and an alarm on it."""
+    return raise_price(dashboard_data["NVIDIA H100 80GB HBM3"][0].accelerator)
+
+
+def raise_price(accelerator, kind: str = "cloud_on_demand"):
+    """The accelerator's cheapest offering of `kind` gets 60% dearer now (accounting snapshots it and alarms)."""
     from decimal import Decimal
 
     from django.utils import timezone
@@ -138,8 +156,8 @@ def price_rise(dashboard_data):
     from hardware_catalog.models import Price
     from hardware_catalog.selectors import cheapest_price_in_force
 
-    h100 = dashboard_data["NVIDIA H100 80GB HBM3"][0].accelerator
-    old = cheapest_price_in_force(h100, kind="cloud_on_demand")
+    old = cheapest_price_in_force(accelerator, kind=kind)
+    assert old is not None, f"{accelerator} has no {kind} price to raise"
     return Price.objects.create(
         accelerator=old.accelerator, kind=old.kind, provider=old.provider, region=old.region,
         instance_type=old.instance_type, accelerators_per_instance=old.accelerators_per_instance,
