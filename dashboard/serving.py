@@ -109,6 +109,13 @@ def serving(request):
     if target is None:
         found = best_covered_target(group.front for group in fronts(workload=workload))
         target = None if found is None else Decimal(repr(found))
+        if target is not None and not form.errors:
+            # The box shows the target the page reads at, so pressing the button untouched keeps the answer.
+            shown = request.GET.copy()
+            shown["interactivity_tps_per_user"] = f"{target.quantize(Decimal('0.001')).normalize():f}"
+            form = ServingForm(shown)
+            form.is_valid()
+            target = form.cleaned_data.get("interactivity_tps_per_user") or target
     context = {"form": form, "workload": llm_workload(workload), "ranking": None, "chart": None, "target": target}
     tables = []
     if target is not None:

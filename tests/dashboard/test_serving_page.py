@@ -60,6 +60,8 @@ def test_it_defaults_to_a_target_most_fronts_reach(sweep, logged_in):
 
     # Alpha spans 10..40 tok/s/user, Beta 10..20: 10 is reached by both, and is the slowest such end.
     assert "10.00 tokens/s per user" in response.content.decode()
+    # The box shows the target read at: pressing the button untouched keeps the answer.
+    assert 'name="interactivity_tps_per_user" value="10"' in response.content.decode()
 
 
 def test_it_explains_an_empty_workload(logged_in):
