@@ -97,6 +97,12 @@ def test_the_overview_ranks_published_llama2_70b_results_after_make_run(make_run
     assert browser.page.locator("input[name=tpot_p99_ms]").input_value() == "40"
     assert "· published" in (browser.page.locator("#figure-ranking .xtick").first.text_content() or "")
 
+    # The first screen, asked for nothing, ranks the workload with results on the most accelerators.
+    browser.visit("/", screenshot="overview-first-screen-published", min_charts=1)
+    assert browser.page.locator("select[name=workload]").input_value() == browser.page.locator("#workload").inner_text()
+    assert browser.page.locator("#table-ranking tbody tr:not(.muted)").count() >= 5
+    browser.page.goto(browser.base_url + "/?workload=llama2-70b-99")
+
     # The cheapest accelerator's page lists its published runs as such, with where they were published.
     browser.page.locator("#table-ranking tbody tr").first.locator("td").nth(1).locator("a").click()
     browser.check(screenshot="hardware-published")
