@@ -209,6 +209,9 @@ PERCENTILES = (
 )
 
 
+CDF_LABELS = {"p50": "bottom right", "p90": "bottom right", "p99": "bottom right", "max": "top left"}
+
+
 def latency_cdf(point) -> go.Figure:
     """The latency distribution at one point, drawn through the stored percentiles (not every sample)."""
     stored = [(name, getattr(point, field), q) for name, field, q in PERCENTILES if getattr(point, field) is not None]
@@ -217,11 +220,15 @@ def latency_cdf(point) -> go.Figure:
         x=[value for _, value, _ in stored],
         y=[q for _, _, q in stored],
         mode="lines+markers+text",
-        text=[name for name, _, _ in stored],
-        textposition="bottom right",
+        # The tail's percentiles sit a few pixels apart: p95 and p99.9 are left to the hover, and max is
+        # labelled above the line where p99 is labelled below, so no two labels overlap.
+        text=[name if name in CDF_LABELS else "" for name, _, _ in stored],
+        textposition=[CDF_LABELS.get(name, "bottom right") for name, _, _ in stored],
+        customdata=[name for name, _, _ in stored],
+        cliponaxis=False,  # "max" sits at 100%, its label above the plot's top edge
         line_shape="linear",
         name="CDF",
-        hovertemplate="%{text}: %{x:,.3f} ms<extra></extra>",
+        hovertemplate="%{customdata}: %{x:,.3f} ms<extra></extra>",
     )
     fig.update_yaxes(range=[0, 1.05], tickformat=".0%")
     return fig

@@ -235,6 +235,7 @@ def run_detail(request, run_id):
         "unit": unit,
         "accuracy": describe_accuracy(run.accuracy) if run.accuracy_passed is not None else "",
         "not_ranked": policy.why_not_ranked(run),
+        "invalid_points": [point.index for point in page.points if not point.loadgen_valid],
     }
     csv_context = export_context(
         workload=run.workload_name,

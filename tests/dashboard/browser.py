@@ -132,3 +132,19 @@ def assert_charts_hold_up(page) -> list[dict]:
             one_date = any(text.startswith("One date only") for text in chart["annotations"])
             assert end - start >= timedelta(days=1) or one_date, f"{where}: x spans {end - start}, not said"
     return found
+
+
+LABEL_BOXES = """(id) => [...document.querySelectorAll(`#${id} .textpoint text`)]
+  .filter(t => t.textContent).map(t => { const b = t.getBoundingClientRect();
+    return {text: t.textContent, left: b.left, right: b.right, top: b.top, bottom: b.bottom}; })"""
+
+
+def overlapping_labels(page, chart_id: str) -> list[tuple[str, str]]:
+    """Pairs of text labels drawn on top of each other in one chart (as laid out on screen)."""
+    boxes = page.evaluate(LABEL_BOXES, chart_id)
+    return [
+        (a["text"], b["text"])
+        for i, a in enumerate(boxes)
+        for b in boxes[i + 1 :]
+        if a["left"] < b["right"] and b["left"] < a["right"] and a["top"] < b["bottom"] and b["top"] < a["bottom"]
+    ]

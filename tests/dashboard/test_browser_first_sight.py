@@ -14,7 +14,7 @@ from decimal import Decimal
 import pytest
 from django.core.management import call_command
 
-from .browser import assert_charts_hold_up
+from .browser import assert_charts_hold_up, overlapping_labels
 from .conftest import raise_price
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -112,6 +112,10 @@ def test_a_fresh_make_run_data_set_reads_right_on_every_page(make_run_data_set, 
 
     _visit(browser, f"/runs/{server.pk}/", "measured-run-invalid", min_charts=2)
     assert f"INVALID: {INVALID_REASON}" in browser.page.inner_text("#table-points")
+    assert "INVALID at point 0" in browser.page.inner_text("p.summary >> nth=0")
+    for point in range(server.points.count()):  # the CDF's percentile labels never overlap
+        _visit(browser, f"/runs/{server.pk}/?point={point}", f"measured-run-cdf-{point}", min_charts=2)
+        assert not overlapping_labels(browser.page, "cdf-chart"), overlapping_labels(browser.page, "cdf-chart")
     assert browser.page.locator("#table-points a[href$='loadgen-summary.txt']").count() >= 1
 
     _visit(browser, f"/runs/{llm.pk}/", "measured-run-llm", min_charts=1)
@@ -142,5 +146,6 @@ def test_the_shipped_published_results_read_right_on_every_page(db, browser):
     _visit(browser, "/compare/?workload=resnet50", "published-compare")
     assert browser.page.input_value("input[name=sla_p99_ms]")  # the applied default, even with nothing to compare
     _visit(browser, f"/runs/{llm_run.pk}/", "published-run-llm", min_charts=1)
+    assert not overlapping_labels(browser.page, "cdf-chart")
     assert "TTFT p99 (ms)" in browser.page.locator("#table-points thead").inner_text()
     _visit(browser, "/serving/?workload=llama2-70b-99", "published-serving", min_charts=1)
