@@ -187,6 +187,8 @@ def pareto(points, *, sla_p99_ms: float | None, chosen_index: int | None, unit: 
             hovertemplate="chosen: %{x:,.1f}/s, p99 %{y:,.3f} ms<extra></extra>",
         )
     fig.update_yaxes(rangemode="tozero")
+    # From zero: one point (or points close together) would otherwise sit on an axis a few units wide.
+    fig.update_xaxes(rangemode="tozero")
     return fig
 
 

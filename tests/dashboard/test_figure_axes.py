@@ -47,6 +47,7 @@ def test_a_pareto_with_one_operating_point_says_so():
     )
     fig = figures.pareto([point], sla_p99_ms=None, chosen_index=None)
     assert "One operating point only: no curve to draw" in _annotations(fig)
+    assert fig.layout.xaxis.rangemode == "tozero"  # not an axis 1.5 units wide around the point
 
 
 def test_legends_sit_below_the_plot():
