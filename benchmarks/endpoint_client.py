@@ -26,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agents.harness.endpoints.engines import engine_environment  # noqa: E402
 from agents.harness.endpoints.engines.noop_server import NoopServer  # noqa: E402
 from agents.harness.endpoints.engines.vllm_cpu import make_tiny_llama, start_vllm, vllm_python  # noqa: E402
 from agents.harness.endpoints.run import EndpointItem, run_endpoint_item  # noqa: E402
@@ -56,7 +57,7 @@ def vllm_bench(url: str, model_dir: Path, args, out_dir: Path, round_index: int)
         "--metric-percentiles", "50,99", "--disable-tqdm", "--save-result", "--result-dir", str(out_dir),
         "--result-filename", name, "--seed", str(round_index),
     ]  # fmt: skip
-    subprocess.run(command, check=True, capture_output=True, cwd=out_dir)
+    subprocess.run(command, check=True, capture_output=True, cwd=out_dir, env=engine_environment())
     result = json.loads((out_dir / name).read_text())
     return {
         "ttft_p50_ms": result["p50_ttft_ms"],

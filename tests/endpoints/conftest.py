@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from agents.harness.endpoints.engines import engine_environment
 from agents.harness.endpoints.engines.vllm_cpu import (
     SERVED_MODEL,
     EngineUnavailable,
@@ -62,7 +63,9 @@ def kserve_server(tmp_path_factory):
     log = (tmp_path_factory.mktemp("kserve") / "kserve.log").open("wb")
     script = Path(__file__).resolve().parents[2] / "agents/harness/endpoints/engines/kserve_tiny.py"
     command = [str(python), str(script), str(KSERVE_PORT), str(KSERVE_PORT + 1)]
-    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    process = subprocess.Popen(
+        command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=engine_environment()
+    )
     url = f"http://127.0.0.1:{KSERVE_PORT}"
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and process.poll() is None:

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import httpx
 
+from . import engine_environment
+
 REPO_ROOT = Path(__file__).resolve().parents[4]
 VLLM_VENV = Path(os.environ.get("INFERLEDGER_VLLM_VENV", REPO_ROOT / ".venv-vllm"))
 MODEL_SCRIPT = Path(__file__).with_name("make_tiny_llama.py")
@@ -38,7 +40,8 @@ def vllm_python() -> Path:
 def make_tiny_llama(directory: Path) -> Path:
     """Write the tiny Llama once (a config.json marks it done)."""
     if not (directory / "config.json").exists():
-        subprocess.run([str(vllm_python()), str(MODEL_SCRIPT), str(directory)], check=True, capture_output=True)
+        command = [str(vllm_python()), str(MODEL_SCRIPT), str(directory)]
+        subprocess.run(command, check=True, capture_output=True, env=engine_environment())
     return directory
 
 
@@ -68,8 +71,8 @@ def start_vllm(
 ) -> VllmServer:
     """Start the server and wait until ``/v1/models`` answers; raise EngineUnavailable (with the log's tail)
     if it exits or is not ready within ``timeout_s``."""
-    env = os.environ | {"VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_LOGGING_LEVEL": "WARNING", "HF_HUB_OFFLINE": "1",
-                        "TRANSFORMERS_OFFLINE": "1", "VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1"}  # fmt: skip
+    env = engine_environment(VLLM_CPU_KVCACHE_SPACE="1", VLLM_LOGGING_LEVEL="WARNING", HF_HUB_OFFLINE="1",
+                             TRANSFORMERS_OFFLINE="1", VLLM_NO_USAGE_STATS="1", DO_NOT_TRACK="1")  # fmt: skip
     command = [
         str(vllm_python()), "-m", "vllm.entrypoints.openai.api_server", "--model", str(model_dir),
         "--served-model-name", SERVED_MODEL, "--dtype", "float32", "--max-model-len", "512",
