@@ -55,7 +55,7 @@ def test_a_malformed_declaration_is_refused_naming_each_field_and_nothing_is_sto
     assert not UserWorkload.objects.exists()
 
 
-def test_declare_workload_reads_the_yaml_bench_reads(model_files):
+def test_declare_workload_reads_the_yaml_bench_reads_and_enqueue_names_it(model_files):
     (model_files / "mlp.yaml").write_text(
         "name: mlp\nformat: onnx\npath: mlp.onnx\nunit: inferences\n"
         "inputs:\n  - {name: features, shape: [batch, 8], dtype: float32}\n"
@@ -64,6 +64,11 @@ def test_declare_workload_reads_the_yaml_bench_reads(model_files):
     call_command("declare_workload", str(model_files / "mlp.yaml"), stdout=out)
     assert "Declared user:mlp" in out.getvalue()
     assert UserWorkload.objects.get().path == str((model_files / "mlp.onnx").resolve())
+    with mock.patch("agents.jobs.job_dispatch"):
+        call_command("enqueue", "--user-workload", "mlp", "--scenario", "offline", stdout=out)
+    assert Job.objects.get().user_workload.name == "mlp"
+    with pytest.raises(CommandError, match="UserWorkload matching query does not exist"):
+        call_command("enqueue", "--user-workload", "nope", stdout=out)
     (model_files / "bad.yaml").write_text("name: bad\nformat: onnx\npath: mlp.onnx\nunit: inferences\n")
     with pytest.raises(CommandError, match=r"bad.yaml: inputs: required"):
         call_command("declare_workload", str(model_files / "bad.yaml"), stdout=StringIO())

@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from agents.harness.names import SUITES
 from agents.jobs import job_create
 from agents.jobspec import JobSpecError
-from agents.models import Agent, Job, JobState
+from agents.models import Agent, Job, JobState, UserWorkload
 from hardware_catalog.models import Accelerator
 from results.models import BenchmarkRun
 
@@ -20,6 +20,7 @@ OPTION_FOR = {
     "server_load_fractions": "--load-fraction",
     "min_duration_ms": "--min-duration-ms",
     "time_limit_s": "--time-limit-s",
+    "user_workload": "--user-workload",
 }
 
 
@@ -43,6 +44,7 @@ class Command(BaseCommand):
         parser.add_argument("--load-fraction", type=float, action="append", default=[],
                             help="Server offered rate as a fraction of capacity (repeatable).")  # fmt: skip
         parser.add_argument("--min-duration-ms", type=int)
+        parser.add_argument("--user-workload", metavar="NAME", help="A declared user workload (declare_workload).")
         parser.add_argument("--time-limit-s", type=int, default=1800)
         parser.add_argument(
             "--once",
@@ -68,10 +70,12 @@ class Command(BaseCommand):
             "time_limit_s": options["time_limit_s"],
         }
         try:
+            if options["user_workload"]:
+                spec["user_workload"] = UserWorkload.objects.get(name=options["user_workload"])
             agent = Agent.objects.get(name=options["agent"]) if options["agent"] else None
             accelerator = Accelerator.objects.get(pk=options["accelerator"]) if options["accelerator"] else None
             job = job_create(spec=spec, agent=agent, accelerator=accelerator)
-        except (Agent.DoesNotExist, Accelerator.DoesNotExist) as exc:
+        except (Agent.DoesNotExist, Accelerator.DoesNotExist, UserWorkload.DoesNotExist) as exc:
             raise CommandError(str(exc)) from None
         except JobSpecError as exc:
             problems = "; ".join(f"{OPTION_FOR.get(field, field)}: {msg}" for field, msg in exc.errors.items())
