@@ -11,7 +11,8 @@ per (accelerator, origin, workload, backend, precision, scenario) only the lates
 (ties broken by id) among those started at or before `as_of`. Which published (MLPerf) results join the
 measured runs is one rule, `Published` (below): by default they fill in for the accelerators that have no
 measured run of the workload. Standard SLAs come from the registry: `standard_slas_ms`
-(p99 bounds) and, for LLM workloads, `standard_llm_slas` (MLPerf's TTFT/TPOT bounds).
+(p99 bounds) and, for LLM workloads, `standard_llm_slas` (MLPerf's TTFT/TPOT bounds); the first listed is the
+workload's reference SLA (`reference_sla`), the default wherever an SLA is applied unasked.
 """
 
 from decimal import Decimal
@@ -121,13 +122,22 @@ def standard_slas(workload: Workload) -> tuple[Sla, ...]:
     return tuple(dict.fromkeys(slas))
 
 
-def tightest_standard_sla(workload: Workload) -> Sla:
-    """The standard SLA that separates hardware most (the dashboard's default), or no SLA."""
+def reference_sla(workload: Workload) -> Sla:
+    """The workload's own SLA, the default of every page that applies one: the first standard SLA the registry
+    lists, which is the benchmark's own bound (MLPerf's Server bound where it has one: 2,000 ms TTFT / 200 ms TPOT
+    for llama2-70b, not the tighter Interactive bound, a separate MLPerf benchmark), or no SLA when it lists none.
+    The other standard SLAs stay one click away (`standard_sla_choices`)."""
     if workload.standard_llm_slas:
-        tightest = min(workload.standard_llm_slas, key=lambda s: (s.tpot_p99_ms, s.ttft_p99_ms))
-        return Sla.standard(tightest)
+        return Sla.standard(workload.standard_llm_slas[0])
     bounds = [bound for bound in workload.standard_slas_ms if bound is not None]
-    return Sla(p99_ms=min(bounds)) if bounds else Sla()
+    return Sla(p99_ms=bounds[0]) if bounds else Sla()
+
+
+def standard_sla_choices(workload: Workload) -> tuple[tuple[str, Sla], ...]:
+    """The workload's standard SLAs by name, the reference first: what an SLA picker offers."""
+    named = [(bound.name or str(Sla.standard(bound)), Sla.standard(bound)) for bound in workload.standard_llm_slas]
+    named += [(str(Sla(p99_ms=bound)), Sla(p99_ms=bound)) for bound in workload.standard_slas_ms if bound is not None]
+    return (*named, ("no SLA", Sla()))
 
 
 def requested_sla(workload: Workload, *, sla_p99_ms=None, ttft_p99_ms=None, tpot_p99_ms=None) -> Sla:

@@ -24,11 +24,6 @@ NO_SLA = {"sla_p99_ms": None, "sla_ttft_p99_ms": None, "sla_tpot_p99_ms": None}
 SNAPSHOTS_SHOWN = 5000
 
 
-def default_sla(workload) -> Sla:
-    """The tightest standard SLA of the workload: the one that separates hardware most."""
-    return policy.tightest_standard_sla(workload)
-
-
 @dataclass
 class RunPage:
     run: BenchmarkRun
@@ -43,12 +38,12 @@ class RunPage:
 
 
 def run_page(run_id, *, sla: Sla | None = None, point_index=None) -> RunPage:
-    """The run, its points and the point chosen under `sla` (None: the workload's tightest standard SLA)."""
+    """The run, its points and the point chosen under `sla` (None: the workload's reference SLA)."""
     run = get_object_or_404(BenchmarkRun.objects.select_related("accelerator"), pk=run_id)
     # The logs themselves stay deferred: the page links to them.
     points = list(with_log_flags(run.points.defer("details")).order_by("index"))
     workload = policy.workload_of(run)
-    sla = sla if sla is not None else default_sla(workload)
+    sla = sla if sla is not None else policy.reference_sla(workload)
     chosen, reason = None, "no operating points"
     if points:
         choice = operating_points.choose(points, workload=workload, sla=sla)

@@ -45,7 +45,7 @@ def _decimal_param(request, name):
 
 
 def _workload_and_sla(request, form, data, *, default=None):
-    """The workload the page answers for and its SLA: the bounds typed in, else the workload's tightest standard.
+    """The workload the page answers for and its SLA: the bounds typed in, else the workload's reference SLA.
 
     With neither a workload nor a model class asked for, `default` (else the tabular reference) is answered.
     Returns (workload, sla), or (None, None) after adding the error to the form.
@@ -63,12 +63,12 @@ def _workload_and_sla(request, form, data, *, default=None):
     # A bound present in the URL, even empty (= no SLA), replaces the default.
     typed = {name: data.get(name) for name in SLA_CONTROLS.values() if name in request.GET}
     if not typed:
-        return workload, selectors.default_sla(workload)
+        return workload, policy.reference_sla(workload)
     try:
         return workload, policy.requested_sla(workload, **typed)
     except policy.ParameterError as exc:
         form.add_error(None, f"{exc.field}: {exc}")
-        return workload, selectors.default_sla(workload)
+        return workload, policy.reference_sla(workload)
 
 
 SLA_CONTROLS = {"p99_ms": "sla_p99_ms", "ttft_p99_ms": "ttft_p99_ms", "tpot_p99_ms": "tpot_p99_ms"}
@@ -85,6 +85,20 @@ def _showing_applied_sla(request, form, sla, make_form):
     form = make_form(shown)
     form.is_valid()
     return form
+
+
+def _standard_sla_links(request, workload, applied: Sla) -> list[dict]:
+    """The workload's standard SLAs by name (the reference first), each a link to this page under it: the SLA
+    picker, so another standard SLA (MLPerf Interactive, say) is one click away."""
+    links = []
+    for name, sla in policy.standard_sla_choices(workload):
+        query = request.GET.copy()
+        query["workload"] = workload.id
+        for bound, parameter in SLA_CONTROLS.items():
+            value = sla.bounds.get(bound)
+            query[parameter] = "" if value is None else f"{value.normalize():f}"
+        links.append({"name": name, "sla": sla, "url": f"?{query.urlencode()}", "applied": sla == applied})
+    return links
 
 
 def _overview_form(data, *, workload, published, coverage):
@@ -108,7 +122,7 @@ def overview(request):
     default = default_workload(coverage)
     workload, sla = _workload_and_sla(request, form, params, default=default)
     if workload is None:
-        workload, sla = default, selectors.default_sla(default)
+        workload, sla = default, policy.reference_sla(default)
     published = policy.Published(params.get("published") or policy.DEFAULT_PUBLISHED)
     if not form.errors:
         shown = partial(_overview_form, workload=workload, published=published, coverage=coverage)
@@ -135,7 +149,8 @@ def overview(request):
         figures.render(figures.ranking_bars(result.rows, unit=result.unit), "ranking-chart") if result.rows else None
     )
     context = {"form": form, "ranking": result, "chart": chart, "sla": sla, "published": published,
-               "coverage": coverage.get(workload.id)}  # fmt: skip
+               "coverage": coverage.get(workload.id), "sla_links": _standard_sla_links(request, workload, sla),
+               "reference_sla": policy.reference_sla(workload)}  # fmt: skip
     csv_context = export_context(
         workload=workload.id,
         sla=str(sla),

@@ -88,7 +88,9 @@ class Workload:
     smoke_stand_in_for: str | None = None
     harness: tuple[str, str] | None = None
     mixture_of_experts: bool = False
-    # Standard SLAs: p99 latency bounds in ms (None = no SLA) for non-LLM workloads, LlmSla for LLMs.
+    # Standard SLAs: p99 latency bounds in ms (None = no SLA) for non-LLM workloads, LlmSla for LLMs. The first
+    # listed is the workload's reference SLA (accounting.policy.reference_sla): the benchmark's own bound, MLPerf's
+    # Server bound where it has one.
     standard_slas_ms: tuple[Decimal | None, ...] = (None,)
     standard_llm_slas: tuple[LlmSla, ...] = ()
     notes: str = ""

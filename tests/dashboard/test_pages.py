@@ -234,9 +234,8 @@ def _selected(html: str, name: str) -> str:
 
 def test_the_sla_boxes_show_the_applied_default_and_pressing_the_button_keeps_the_answer(dashboard_data, logged_in):
     from accounting import policy
-    from dashboard.selectors import default_sla
 
-    applied = default_sla(policy.resolve_workload(workload="tabular-tiny")).p99_ms
+    applied = policy.reference_sla(policy.resolve_workload(workload="tabular-tiny")).p99_ms
     overview = logged_in.get("/?workload=tabular-tiny").content.decode()
     assert _input_value(overview, "sla_p99_ms") == f"{applied.normalize():f}"
     compare_query = "workload=tabular-tiny&before_precision=fp32&after_precision=int8"
