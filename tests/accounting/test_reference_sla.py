@@ -24,7 +24,10 @@ def test_llama2_70b_defaults_to_server_and_offers_interactive_by_name():
     assert policy.reference_sla(workload) == named["MLPerf Server"] != named["MLPerf Interactive"]
 
 
-@pytest.mark.parametrize("workload", [w for w in registry.all_workloads() if not w.standard_llm_slas], ids=lambda w: w.id)
+NOT_LLM = [w for w in registry.all_workloads() if not w.standard_llm_slas]
+
+
+@pytest.mark.parametrize("workload", NOT_LLM, ids=lambda w: w.id)
 def test_a_non_llm_workload_defaults_to_its_first_listed_bound_or_no_sla(workload):
     bounds = [bound for bound in workload.standard_slas_ms if bound is not None]
     assert policy.reference_sla(workload) == (Sla(p99_ms=bounds[0]) if bounds else Sla())
