@@ -44,9 +44,9 @@ def catalog(db):
 
 
 @pytest.fixture
-def make_run_data_set(db):
+def shipped_data(db):
     """The data `make run` serves before its first benchmark: prepare_run's catalog and shipped published
-    results (accounting/data/mlperf_published.json.gz), loaded by the same commands."""
+    results (results/data/mlperf_published.json.gz), loaded by the same commands (cost snapshots included)."""
     from io import StringIO
 
     from django.core.management import call_command

@@ -85,7 +85,7 @@ def test_the_csv_names_each_rows_origin_round_submitter_and_division(api, measur
     assert [row["source"][:8] for row in rows if row["origin"] == "measured"] == ["measured"]
 
 
-def test_after_make_run_the_llama2_70b_ranking_lists_at_least_5_accelerators_by_default(api, make_run_data_set):
+def test_after_make_run_the_llama2_70b_ranking_lists_at_least_5_accelerators_by_default(api, shipped_data):
     response = api.get("/api/v1/rankings/?workload=llama2-70b-99&price_kind=cloud_on_demand")
     assert response.status_code == 200, response.data
     rows = response.data["rows"]

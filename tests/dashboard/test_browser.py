@@ -83,7 +83,7 @@ def test_it_explains_empty_pages(db, browser):
     assert "make run" in browser.page.content()
 
 
-def test_the_overview_ranks_published_llama2_70b_results_after_make_run(make_run_data_set, browser):
+def test_the_overview_ranks_published_llama2_70b_results_after_make_run(shipped_data, browser):
     """#13: after `make run`'s data set, the overview for llama2-70b lists at least 5 accelerators, published
     rows labelled as such with their round, division, submitter and system."""
     browser.visit("/?workload=llama2-70b-99", screenshot="overview-llama2-70b-published", min_charts=1)

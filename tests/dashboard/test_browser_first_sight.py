@@ -6,13 +6,11 @@ Screenshots of every page go to test-artifacts/screenshots/first-sight-*.png.
 """
 
 import copy
-import io
 import re
 import uuid
 from decimal import Decimal
 
 import pytest
-from django.core.management import call_command
 
 from .browser import assert_charts_hold_up, overlapping_labels
 from .conftest import raise_price
@@ -22,20 +20,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 INVALID_REASON = "99th percentile latency exceeds the target latency"
 
 
-def _load_shipped_data() -> None:
-    """What prepare_run loads before serving: the catalog and the shipped published results."""
-    call_command("load_catalog", stdout=io.StringIO())
-    call_command("load_published_results", stdout=io.StringIO())
-
-
 @pytest.fixture
-def make_run_data_set(quick_suite_payloads, quick_llm_payload):
-    """A fresh `make run`: shipped data, then this CPU's quick tiny runs ingested as the local agent delivers
+def shipped_data_and_quick_cpu_runs(shipped_data, quick_suite_payloads, quick_llm_payload):
+    """A fresh `make run`: the shipped data, then this CPU's quick tiny runs ingested as the local agent delivers
     them; one point of the server run made INVALID with LoadGen's reason; the CPU's price then rises."""
     from results.ingest import STORED, ingest_result
     from results.models import OperatingPoint
 
-    _load_shipped_data()
     runs = {}
     for payload in [*quick_suite_payloads, quick_llm_payload]:
         outcome = ingest_result(copy.deepcopy(payload) | {"run_id": str(uuid.uuid4())}, source="test")
@@ -88,8 +79,8 @@ def _visit(browser, path: str, screenshot: str, min_charts: int = 0) -> list[dic
     return assert_charts_hold_up(browser.page)
 
 
-def test_a_fresh_make_run_data_set_reads_right_on_every_page(make_run_data_set, browser):
-    runs = make_run_data_set
+def test_a_fresh_make_run_data_set_reads_right_on_every_page(shipped_data_and_quick_cpu_runs, browser):
+    runs = shipped_data_and_quick_cpu_runs
     server, llm = runs[("tabular-tiny", "server", "fp32")], runs[("llm-decoder-tiny", "single-stream", "fp32")]
     cpu = server.accelerator
 
@@ -128,10 +119,9 @@ def test_a_fresh_make_run_data_set_reads_right_on_every_page(make_run_data_set, 
     _visit(browser, "/jobs/", "measured-jobs")
 
 
-def test_the_shipped_published_results_read_right_on_every_page(db, browser):
+def test_the_shipped_published_results_read_right_on_every_page(shipped_data, browser):
     from results.models import BenchmarkRun
 
-    _load_shipped_data()
     llm_run = BenchmarkRun.objects.filter(workload_name="llama2-70b-99", scenario="server").first()
     assert llm_run is not None
 

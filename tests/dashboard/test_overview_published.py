@@ -13,7 +13,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def page(client, user, make_run_data_set):
+def page(client, user, shipped_data):
     client.force_login(user)
 
     def get(path):

@@ -23,7 +23,7 @@ def test_it_draws_the_fronts_the_target_and_the_readings(make_accelerator, make_
     assert "↔" in browser.page.locator("#table-readout").inner_text()
 
 
-def test_it_draws_llama2_70b_fronts_from_the_shipped_published_results(make_run_data_set, browser):
+def test_it_draws_llama2_70b_fronts_from_the_shipped_published_results(shipped_data, browser):
     browser.visit(
         "/serving/?workload=llama2-70b-99&interactivity_tps_per_user=10&price_kind=cloud_on_demand",
         screenshot="serving-llama2-70b-published", min_charts=1,
