@@ -154,14 +154,23 @@ def ranking_bars(rows, *, unit: str) -> go.Figure:
     return fig
 
 
-def pareto(points, *, sla_p99_ms: float | None, chosen_index: int | None, unit: str = "inferences") -> go.Figure:
-    """p99 latency against throughput across operating points, with the SLA line and the chosen point."""
-    points = sorted(points, key=lambda p: p.throughput_per_s)
-    fig = _figure("Latency vs throughput", x_title=f"Throughput ({unit}/s)", y_title="p99 latency (ms)")
+def pareto(
+    points,
+    throughput_per_s: dict | None = None,
+    *,
+    sla_p99_ms: float | None,
+    chosen_index: int | None,
+    unit: str = "inferences",
+) -> go.Figure:
+    """p99 latency against throughput per accelerator (`throughput_per_s` by point index, default each point's
+    own) across operating points, with the SLA line and the chosen point."""
+    throughput = throughput_per_s or {p.index: p.throughput_per_s for p in points}
+    points = sorted(points, key=lambda p: throughput[p.index] or 0)
+    fig = _figure("Latency vs throughput", x_title=f"Throughput ({unit}/s per accelerator)", y_title="p99 latency (ms)")
     if len(points) == 1:
         say_single_point(fig, "operating point")
     fig.add_scatter(
-        x=[p.throughput_per_s for p in points],
+        x=[throughput[p.index] for p in points],
         y=[p.latency_p99_ms for p in points],
         mode="lines+markers" if len(points) > 1 else "markers",
         name="operating points",
@@ -179,7 +188,7 @@ def pareto(points, *, sla_p99_ms: float | None, chosen_index: int | None, unit: 
     chosen = [p for p in points if p.index == chosen_index]
     if chosen:
         fig.add_scatter(
-            x=[chosen[0].throughput_per_s],
+            x=[throughput[chosen[0].index]],
             y=[chosen[0].latency_p99_ms],
             mode="markers",
             name="chosen under SLA",

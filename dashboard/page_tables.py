@@ -18,12 +18,13 @@ def _accelerator_link(accelerator) -> str:
     return reverse("dashboard:hardware", args=[accelerator.pk])
 
 
-def points_table(points, *, unit: str, chosen_index) -> Table:
+def points_table(points, throughput_per_s: dict, *, unit: str, chosen_index) -> Table:
+    """`throughput_per_s`: each point's throughput per accelerator in `unit`, by index (selectors.shown_throughput)."""
     columns = [
         Column("Point", lambda p: p.index, "int"),
         Column("Batch size", lambda p: p.batch_size, "int"),
         Column("Offered rate (queries/s)", lambda p: p.offered_rate_qps, "number"),
-        Column(f"Throughput ({unit}/s)", lambda p: p.throughput_per_s, "number"),
+        Column(f"Throughput ({unit}/s per accelerator)", lambda p: throughput_per_s[p.index], "number"),
         Column("p50 (ms)", lambda p: p.latency_p50_ms, "ms"),
         Column("p99 (ms)", lambda p: p.latency_p99_ms, "ms"),
         Column("p99.9 (ms)", lambda p: p.latency_p99_9_ms, "ms"),

@@ -24,6 +24,25 @@ NO_SLA = {"sla_p99_ms": None, "sla_ttft_p99_ms": None, "sla_tpot_p99_ms": None}
 SNAPSHOTS_SHOWN = 5000
 
 
+@dataclass(frozen=True)
+class PublishedFigure:
+    """A published run's system figure exactly as published, and the per-accelerator figure derived from it
+    (results.mlperf: system figure / accelerators; a latency is not divided)."""
+
+    value: str
+    unit: str
+    metric: str
+    accelerators: int
+
+    @property
+    def is_throughput(self) -> bool:
+        return self.unit.endswith("/s")
+
+    @property
+    def per_accelerator(self) -> float | None:
+        return float(self.value) / self.accelerators if self.is_throughput else None
+
+
 @dataclass
 class RunPage:
     run: BenchmarkRun
@@ -35,11 +54,25 @@ class RunPage:
     focus: OperatingPoint | None  # the point whose latency distribution is drawn
     nvml: dict | None
     nvml_unavailable: str
+    unit: str = "inferences"  # of `throughput_per_s`
+    throughput_per_s: dict[int, float | None] = field(default_factory=dict)  # per accelerator, by point index
+    published: PublishedFigure | None = None
+
+
+def shown_throughput(points, workload, *, endpoint: bool = False) -> tuple[str, dict[int, float | None]]:
+    """The unit and each point's throughput per accelerator the run page shows: in the workload's unit of work
+    (output tokens/s for LLM workloads: a published point's `throughput_per_s` counts samples beside its tokens),
+    else, for an endpoint or a point with no figure in that unit, in the points' own unit."""
+    in_unit = {point.index: operating_points.throughput_in_unit(point, workload) for point in points}
+    if not endpoint and all(value is not None for value in in_unit.values()):
+        return policy.unit_for(workload), in_unit
+    unit = points[0].throughput_unit if points else policy.unit_for(workload)
+    return unit, {point.index: point.throughput_per_s for point in points}
 
 
 def run_page(run_id, *, sla: Sla | None = None, point_index=None) -> RunPage:
     """The run, its points and the point chosen under `sla` (None: the workload's reference SLA)."""
-    run = get_object_or_404(BenchmarkRun.objects.select_related("accelerator"), pk=run_id)
+    run = get_object_or_404(BenchmarkRun.objects.select_related("accelerator", "published"), pk=run_id)
     # The logs themselves stay deferred: the page links to them.
     points = list(with_log_flags(run.points.defer("details")).order_by("index"))
     workload = policy.workload_of(run)
@@ -55,7 +88,15 @@ def run_page(run_id, *, sla: Sla | None = None, point_index=None) -> RunPage:
     if not isinstance(nvml, dict):
         unavailable = nvml if isinstance(nvml, str) and nvml else "not recorded"
         nvml = None
-    return RunPage(run, points, sla.p99_ms, sla, chosen, reason, focus, nvml, unavailable)
+    unit, throughput = shown_throughput(points, workload, endpoint=bool((run.payload or {}).get("endpoint")))
+    record = published_of(run)
+    published = None
+    if record is not None:
+        published = PublishedFigure(record.value, record.unit, record.metric, record.accelerators_per_system)
+    return RunPage(
+        run, points, sla.p99_ms, sla, chosen, reason, focus, nvml, unavailable, unit.replace("_", " "), throughput,
+        published,
+    )  # fmt: skip
 
 
 @dataclass

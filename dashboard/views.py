@@ -209,14 +209,14 @@ def run_detail(request, run_id):
     )
     run = page.run
     endpoint = (run.payload or {}).get("endpoint")  # the server's public description (no secret is stored there)
-    unit = policy.unit_for(policy.workload_of(run)).replace("_", " ")
-    if endpoint and page.points:
-        unit = page.points[0].throughput_unit.replace("_", " ")
+    unit = page.unit
     charts = {}
     if page.points:
         chosen_index = page.chosen.index if page.chosen else None
         charts["pareto"] = figures.render(
-            figures.pareto(page.points, sla_p99_ms=page.sla_p99_ms, chosen_index=chosen_index, unit=unit),
+            figures.pareto(
+                page.points, page.throughput_per_s, sla_p99_ms=page.sla_p99_ms, chosen_index=chosen_index, unit=unit
+            ),
             "pareto-chart",
         )
         charts["cdf"] = figures.render(figures.latency_cdf(page.focus), "cdf-chart")
@@ -230,7 +230,9 @@ def run_detail(request, run_id):
         if any(point.power_w_mean is not None for point in page.points):
             charts["power"] = figures.render(figures.point_power(page.points), "power-chart")
     tables = [
-        page_tables.points_table(page.points, unit=unit, chosen_index=page.chosen.index if page.chosen else None),
+        page_tables.points_table(
+            page.points, page.throughput_per_s, unit=unit, chosen_index=page.chosen.index if page.chosen else None
+        ),
         *(
             [
                 page_tables.endpoint_points_table(page.points),
@@ -248,6 +250,7 @@ def run_detail(request, run_id):
         "run": run,
         "charts": charts,
         "unit": unit,
+        "chosen_throughput_per_s": page.throughput_per_s.get(page.chosen.index) if page.chosen else None,
         "accuracy": describe_accuracy(run.accuracy) if run.accuracy_passed is not None else "",
         "not_ranked": policy.why_not_ranked(run),
         "invalid_points": [point.index for point in page.points if not point.loadgen_valid],
