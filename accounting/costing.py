@@ -3,7 +3,10 @@
 Rounding, stated once: intermediate arithmetic keeps full Decimal precision (28 significant digits);
 results are rounded half-up to
   - 6 decimal places for hourly costs (USD per hour),
-  - 4 decimal places for cost per million inferences (hundredths of a cent),
+  - 12 decimal places for cost per million inferences (PER_MILLION_QUANTUM): a cheap workload costs
+    fractions of a cent per million ($0.0006), where a step of 4 decimals would be a 17 % move; a step of
+    1e-12 is below a millionth of any cost this model produces (above $1e-6 per million), so rounding is
+    never a visible or alarming change,
   - 2 decimal places (cents) for monthly, annual and savings figures.
 Measured floats (throughput, power) enter through `Decimal(str(value))`, so 0.1 stays 0.1.
 """
@@ -17,7 +20,9 @@ SECONDS_PER_HOUR = Decimal("3600")
 MILLION = Decimal("1000000")
 
 HOURLY_QUANTUM = Decimal("0.000001")
-PER_MILLION_QUANTUM = Decimal("0.0001")
+PER_MILLION_DECIMAL_PLACES = 12  # of every stored or served cost per million (models, serializers)
+PER_MILLION_MAX_DIGITS = 24  # up to $10^12 per million, far above any figure
+PER_MILLION_QUANTUM = Decimal(1).scaleb(-PER_MILLION_DECIMAL_PLACES)
 CENTS = Decimal("0.01")
 
 

@@ -12,6 +12,9 @@ from django.utils import timezone
 from hardware_catalog.models import Accelerator, OnPremAssumptions, Price
 from results.models import BenchmarkRun, OperatingPoint
 
+from . import costing
+from .money import cost_basis_text, usd_text
+
 
 class CostSnapshot(models.Model):
     """One cost-per-inference figure for an (offering, workload, SLA), in force from `effective_at`."""
@@ -48,7 +51,10 @@ class CostSnapshot(models.Model):
     power_usd_per_hour = models.DecimalField(max_digits=20, decimal_places=6)
     cloud_usd_per_hour = models.DecimalField(max_digits=20, decimal_places=6)
     total_usd_per_hour = models.DecimalField(max_digits=20, decimal_places=6)
-    cost_per_million_usd = models.DecimalField(max_digits=20, decimal_places=4)
+    # Fractions of a cent for cheap workloads: 12 decimals keep every figure's relative precision.
+    cost_per_million_usd = models.DecimalField(
+        max_digits=costing.PER_MILLION_MAX_DIGITS, decimal_places=costing.PER_MILLION_DECIMAL_PLACES
+    )
     effective_at = models.DateTimeField(
         help_text="When this combination of run, price and assumptions came into force."
     )
@@ -75,7 +81,7 @@ class CostSnapshot(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.accelerator_id}/{self.workload_name} {self.price_kind}: ${self.cost_per_million_usd}/M"
+        return f"{self.accelerator_id}/{self.workload_name} {self.price_kind}: {usd_text(self.cost_per_million_usd)}/M"
 
     @property
     def sla(self):
@@ -91,8 +97,6 @@ class CostSnapshot(models.Model):
     @property
     def cost_basis(self) -> str:
         """How the hour is priced: the price kind and the utilization it is spread over."""
-        from .money import cost_basis_text
-
         return cost_basis_text(self.price_kind, self.utilization)
 
 

@@ -12,6 +12,7 @@ from decimal import Decimal
 import plotly.graph_objects as go
 from django.utils.safestring import SafeString, mark_safe
 
+from accounting.money import usd_text
 from accounting.provenance import origin_label
 from results.models import RunOrigin
 
@@ -145,9 +146,9 @@ def ranking_bars(rows, *, unit: str) -> go.Figure:
                 name=component,
                 x=labels,
                 y=values,
-                customdata=sources,
+                customdata=[[source, usd_text(value)] for source, value in zip(sources, values, strict=True)],
                 marker={"color": COLORS[component], "pattern": {"shape": patterns, "fillmode": "overlay"}},
-                hovertemplate=f"%{{x}}<br>%{{customdata}}<br>{component}: $%{{y:,.4f}} per 1M<extra></extra>",
+                hovertemplate=f"%{{x}}<br>%{{customdata[0]}}<br>{component}: %{{customdata[1]}} per 1M<extra></extra>",
             )
     fig.update_layout(barmode="stack", bargap=0.4)
     money_axis(fig, [float(row.cost_per_million_usd) for row in rows])
@@ -294,8 +295,8 @@ def price_history(prices, *, purchase: bool) -> go.Figure:
             mode="lines+markers",
             line_shape="hv",
             name=label,
-            text=[p.instance_type or "" for p in rows],
-            hovertemplate="%{x|%Y-%m-%d}: $%{y:,.4f} %{text}<extra>" + label + "</extra>",
+            text=[f"{usd_text(p.usd_per_accelerator)} {p.instance_type or ''}" for p in rows],
+            hovertemplate="%{x|%Y-%m-%d}: %{text}<extra>" + label + "</extra>",
         )
     money_axis(fig, [float(p.usd_per_accelerator) for p in prices])
     time_axis(fig, [p.effective_from for p in prices])
@@ -319,7 +320,8 @@ def cost_series(series: dict[str, list], *, alarms: Iterable = (), title: str, u
             line_shape="hv",
             name=label,
             meta={"unit": unit},  # what the y values count, read back by the browser tests: one unit per axis
-            hovertemplate="%{x|%Y-%m-%d %H:%M}: $%{y:,.4f} per 1M<extra>" + label + "</extra>",
+            text=[usd_text(row.cost_per_million_usd) for row in rows],
+            hovertemplate="%{x|%Y-%m-%d %H:%M}: %{text} per 1M<extra>" + label + "</extra>",
         )
     alarms = list(alarms)
     if alarms:
@@ -348,9 +350,9 @@ def before_after(*, before_usd, after_usd, unit: str = "inferences") -> go.Figur
         x=["before", "after"],
         y=[float(before_usd), float(after_usd)],
         marker_color=[COLORS["opex"], COLORS["capex"]],
-        text=[f"${float(before_usd):,.4f}", f"${float(after_usd):,.4f}"],
+        text=[usd_text(before_usd), usd_text(after_usd)],
         textposition="auto",
-        hovertemplate="%{x}: $%{y:,.4f} per 1M<extra></extra>",
+        hovertemplate="%{x}: %{text} per 1M<extra></extra>",
     )
     money_axis(fig, [float(before_usd), float(after_usd)])
     return fig

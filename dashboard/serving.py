@@ -71,7 +71,7 @@ def readout_table(ranking) -> Table:
         Column("Hardware · engine · precision", lambda r: r.group.label),
         Column("Output tok/s per accelerator", lambda r: r.reading.output_tokens_per_s_per_accelerator, "number"),
         Column("Accelerators per replica", lambda r: r.reading.accelerators_per_replica, "int"),
-        Column("Hourly per accelerator (USD)", lambda r: r.basis.hourly.total_usd_per_hour, "usd_hourly"),
+        Column("Hourly per accelerator (USD)", lambda r: r.basis.hourly.total_usd_per_hour, "usd"),
         Column("Per 1M output tokens (USD)", lambda r: costs(r).output_usd_per_million, "usd"),
         Column("Per 1M output, range over runs (USD)", output_range),
         Column("Per 1M input tokens (USD)", lambda r: costs(r).input_usd_per_million, "usd"),

@@ -4,6 +4,7 @@ two measured points the interpolation used). Data in, `go.Figure` out; no databa
 
 import plotly.graph_objects as go
 
+from accounting.money import usd_text
 from accounting.serving.front import front_curve
 
 from .figures import LAYOUT
@@ -22,7 +23,7 @@ def _point_hover(point) -> str:
 
 def _reading_hover(row) -> str:
     reading, costs = row.reading, row.basis.costs
-    total = "n/a" if costs.total_usd_per_million is None else f"${costs.total_usd_per_million:,.4f}"
+    total = "n/a" if costs.total_usd_per_million is None else usd_text(costs.total_usd_per_million)
     lower, upper = reading.lower, reading.upper
     used = (
         f"measured point: {lower.label}"
@@ -35,7 +36,7 @@ def _reading_hover(row) -> str:
     )
     return (
         f"<b>{row.group.label}</b><br>{reading.output_tokens_per_s_per_accelerator:,.0f} output tok/s per accelerator"
-        f"<br>${costs.output_usd_per_million:,.4f} per 1M output, {total} per 1M total ({row.basis.price_kind})"
+        f"<br>{usd_text(costs.output_usd_per_million)} per 1M output, {total} per 1M total ({row.basis.price_kind})"
         f"<br>{used}"
     )
 

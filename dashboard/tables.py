@@ -21,7 +21,7 @@ from inferledger.csv_cells import safe_row
 class Column:
     header: str  # with its unit, e.g. "Cost per 1M (USD)"
     value: Callable[[object], object]
-    kind: str = "text"  # text | usd | usd_hourly | number | ms | pct | int
+    kind: str = "text"  # text | usd | number | ms | pct | int
     link: Callable[[object], str | None] | None = None
 
 

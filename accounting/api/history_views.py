@@ -26,6 +26,7 @@ from .ranking_serializers import (
     RankingSerializer,
 )
 from .renderers import RankingCSVRenderer
+from .serializers import PER_MILLION_USD
 from .serving_serializers import ServingRankingSerializer
 from .serving_views import serving_ranking_response
 from .validation import refused_as_400, validated
@@ -101,10 +102,10 @@ class CostAlarmSerializer(serializers.ModelSerializer):
         source="snapshot.cost_basis", read_only=True, help_text="Price kind and utilization, in words."
     )
     cost_per_million_usd = serializers.DecimalField(
-        source="snapshot.cost_per_million_usd", max_digits=20, decimal_places=4, read_only=True
+        source="snapshot.cost_per_million_usd", read_only=True, **PER_MILLION_USD
     )
     baseline_cost_per_million_usd = serializers.DecimalField(
-        source="baseline.cost_per_million_usd", max_digits=20, decimal_places=4, read_only=True
+        source="baseline.cost_per_million_usd", read_only=True, **PER_MILLION_USD
     )
     run = serializers.UUIDField(source="snapshot.run_id", read_only=True)
     baseline_run = serializers.UUIDField(source="baseline.run_id", read_only=True)

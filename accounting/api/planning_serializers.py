@@ -18,6 +18,7 @@ from .ranking_serializers import (
     latency_bound,
     token_length,
 )
+from .serializers import PER_MILLION_USD
 
 
 # What a capacity plan is bought under: the cost bases, how full a replica may run, the monthly budget, when
@@ -70,7 +71,7 @@ class RecommendationOptionSerializer(serializers.Serializer):
     monthly_usd = serializers.DecimalField(source="capacity.monthly_usd", max_digits=20, decimal_places=2)
     annual_usd = serializers.DecimalField(source="capacity.annual_usd", max_digits=20, decimal_places=2)
     headroom_fraction = serializers.DecimalField(source="capacity.headroom_fraction", max_digits=7, decimal_places=4)
-    cost_per_million_at_volume_usd = serializers.DecimalField(max_digits=20, decimal_places=4)
+    cost_per_million_at_volume_usd = serializers.DecimalField(**PER_MILLION_USD)
     over_budget = serializers.BooleanField()
     optimisation_runway = RunwaySerializer(source="runway")
 
@@ -106,7 +107,7 @@ class ComparisonSideSerializer(serializers.Serializer):
     batch_size = serializers.IntegerField(source="point.batch_size")
     latency_p50_ms = serializers.FloatField(source="point.latency_p50_ms")
     latency_p99_ms = serializers.FloatField(source="point.latency_p99_ms")
-    cost_per_million_usd = serializers.DecimalField(max_digits=20, decimal_places=4)
+    cost_per_million_usd = serializers.DecimalField(**PER_MILLION_USD)
 
 
 class ComparisonResponseSerializer(serializers.Serializer):

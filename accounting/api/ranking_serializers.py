@@ -12,7 +12,7 @@ from results.models import PublishedResult
 
 from .. import policy
 from ..provenance import origin_label
-from .serializers import HourlyCostSerializer, OnPremAssumptionsSerializer
+from .serializers import PER_MILLION_USD, HourlyCostSerializer, OnPremAssumptionsSerializer
 
 MODEL_CLASSES = sorted(workloads.MODEL_CLASSES)
 WORKLOAD_IDS = sorted(workloads.WORKLOADS)
@@ -157,8 +157,8 @@ class TokenCostSerializer(serializers.Serializer):
     output_tokens_per_s = serializers.FloatField(source="rates.output_tokens_per_s")
     requests_per_s = serializers.FloatField(source="rates.requests_per_s", allow_null=True)
     total_tokens_per_s = serializers.FloatField(source="rates.total_tokens_per_s", allow_null=True)
-    cost_per_million_output_tokens_usd = serializers.DecimalField(max_digits=20, decimal_places=4)
-    cost_per_million_total_tokens_usd = serializers.DecimalField(max_digits=20, decimal_places=4, allow_null=True)
+    cost_per_million_output_tokens_usd = serializers.DecimalField(**PER_MILLION_USD)
+    cost_per_million_total_tokens_usd = serializers.DecimalField(allow_null=True, **PER_MILLION_USD)
     basis = serializers.CharField(source="rates.basis")
 
 
@@ -231,7 +231,7 @@ class RankingRowSerializer(OriginMixin):
     hourly = HourlyCostSerializer(source="hourly.as_dict")
     price = PriceSerializer()
     assumptions = OnPremAssumptionsSerializer(allow_null=True)
-    cost_per_million_usd = serializers.DecimalField(max_digits=20, decimal_places=4)
+    cost_per_million_usd = serializers.DecimalField(**PER_MILLION_USD)
     tokens = TokenCostSerializer(allow_null=True)
 
 
@@ -274,7 +274,7 @@ class CostSnapshotSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     workload_name = serializers.CharField()
     effective_at = serializers.DateTimeField()
-    cost_per_million_usd = serializers.DecimalField(max_digits=20, decimal_places=4)
+    cost_per_million_usd = serializers.DecimalField(**PER_MILLION_USD)
     unit = serializers.CharField()
     throughput_per_s = serializers.FloatField()
     latency_p99_ms = serializers.FloatField()

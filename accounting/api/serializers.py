@@ -5,6 +5,11 @@ from rest_framework import serializers
 from hardware_catalog.api.serializers import PriceSerializer
 from hardware_catalog.models import Accelerator, OnPremAssumptions, PriceKind
 
+from .. import costing
+
+# Every cost per million the API serves: the full stored precision (a cheap workload's $0.000612345678).
+PER_MILLION_USD = {"max_digits": costing.PER_MILLION_MAX_DIGITS, "decimal_places": costing.PER_MILLION_DECIMAL_PLACES}
+
 
 class OnPremAssumptionsSerializer(serializers.ModelSerializer):
     class Meta:
@@ -60,6 +65,6 @@ class CostEstimateResponseSerializer(serializers.Serializer):
     throughput_per_s = serializers.DecimalField(max_digits=20, decimal_places=6)
     utilization = serializers.DecimalField(max_digits=7, decimal_places=6)
     hourly = HourlyCostSerializer()
-    cost_per_million_usd = serializers.DecimalField(max_digits=20, decimal_places=4)
+    cost_per_million_usd = serializers.DecimalField(**PER_MILLION_USD)
     price = PriceSerializer()
     assumptions = OnPremAssumptionsSerializer(allow_null=True)

@@ -16,10 +16,9 @@ from .ranking_serializers import (
     PublishedQueryMixin,
     published_field,
 )
-from .serializers import HourlyCostSerializer, OnPremAssumptionsSerializer
+from .serializers import PER_MILLION_USD, HourlyCostSerializer, OnPremAssumptionsSerializer
 
 POSITIVE = Decimal("0.001")
-MONEY = {"max_digits": 20, "decimal_places": 4}
 
 
 def _positive(help_text: str, **kwargs):
@@ -105,19 +104,19 @@ class FrontsQuerySerializer(PublishedQueryMixin):
 
 
 class TokenCostsSerializer(serializers.Serializer):
-    cost_per_million_output_tokens_usd = serializers.DecimalField(source="output_usd_per_million", **MONEY)
+    cost_per_million_output_tokens_usd = serializers.DecimalField(source="output_usd_per_million", **PER_MILLION_USD)
     cost_per_million_input_tokens_usd = serializers.DecimalField(
-        source="input_usd_per_million", allow_null=True, **MONEY
+        source="input_usd_per_million", allow_null=True, **PER_MILLION_USD
     )
     cost_per_million_total_tokens_usd = serializers.DecimalField(
-        source="total_usd_per_million", allow_null=True, **MONEY
+        source="total_usd_per_million", allow_null=True, **PER_MILLION_USD
     )
     input_total_refused = serializers.CharField(help_text="Why input/total costs are missing, when they are.")
     output_cost_interval_usd = serializers.ListField(
-        source="output_interval_usd_per_million", child=serializers.DecimalField(**MONEY), allow_null=True
+        source="output_interval_usd_per_million", child=serializers.DecimalField(**PER_MILLION_USD), allow_null=True
     )
     total_cost_interval_usd = serializers.ListField(
-        source="total_interval_usd_per_million", child=serializers.DecimalField(**MONEY), allow_null=True
+        source="total_interval_usd_per_million", child=serializers.DecimalField(**PER_MILLION_USD), allow_null=True
     )
 
 

@@ -4,6 +4,8 @@ from decimal import Decimal, InvalidOperation
 
 from django import template
 
+from accounting.money import usd_text
+
 register = template.Library()
 
 
@@ -17,14 +19,10 @@ def _number(value):
 
 
 @register.filter
-def usd(value, places=None):
-    """$1,234.56 for large amounts; four decimals below $100 (costs per million are often cents)."""
+def usd(value):
+    """Money by magnitude (accounting.money.usd_text): cents from a dollar up, three significant digits below."""
     number = _number(value)
-    if number is None:
-        return "—"
-    places = int(places) if places is not None else (2 if abs(number) >= 100 else 4)
-    sign = "-" if number < 0 else ""
-    return f"{sign}${abs(number):,.{places}f}"
+    return "—" if number is None else usd_text(number)
 
 
 @register.filter
@@ -57,7 +55,6 @@ def absolute(value):
 
 FORMATTERS = {
     "usd": usd,
-    "usd_hourly": lambda v: usd(v, 4),
     "ms": ms,
     "number": num,
     "int": lambda v: num(v, 0),

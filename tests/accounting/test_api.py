@@ -6,6 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from tests.money import per_million_text
+
 pytestmark = pytest.mark.django_db
 
 RANKINGS = "/api/v1/rankings/?model_class=cv-classification&price_kind=cloud_on_demand&sla_p99_ms=10"
@@ -27,8 +29,8 @@ def test_it_serves_the_ranking_with_money_as_decimal_strings(api, two_gpus):
     response = api.get(RANKINGS)
     assert response.status_code == 200, response.data
     (row,) = response.data["rows"]
-    # 2.00 / (400 * 3600) * 1e6 = 1.3889
-    assert row["cost_per_million_usd"] == "1.3889"
+    # 2.00 / (400 * 3600) * 1e6 = 1.3889, served to 12 decimals
+    assert row["cost_per_million_usd"] == per_million_text("2.00", 400) == "1.388888888889"
     assert row["hourly"]["total_usd_per_hour"] == "2.000000"
     assert row["price"]["price_usd"] == "2.000000"
     assert response.data["currency"] == "USD"
@@ -41,8 +43,8 @@ def test_it_ranks_with_no_sla_when_none_is_given(api, two_gpus):
     assert response.data["sla_p99_ms"] is None and response.data["infeasible"] == []
     # Without an SLA Beta's 900/s at 3.00 (0.9259 per 1M) beats Alpha's 400/s at 2.00 (1.3889).
     assert [(row["accelerator"]["name"], row["cost_per_million_usd"]) for row in response.data["rows"]] == [
-        ("NVIDIA Beta", "0.9259"),
-        ("NVIDIA Alpha", "1.3889"),
+        ("NVIDIA Beta", per_million_text("3.00", 900)),
+        ("NVIDIA Alpha", per_million_text("2.00", 400)),
     ]
 
 
@@ -52,7 +54,7 @@ def test_it_serves_the_same_ranking_as_csv_for_finance(api, two_gpus):
     assert response["Content-Type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
     assert [(r["status"], r["accelerator"], r["cost_per_million_usd"]) for r in rows] == [
-        ("ranked", "NVIDIA Alpha", "1.3889"),
+        ("ranked", "NVIDIA Alpha", per_million_text("2.00", 400)),  # full precision for finance
         ("infeasible", "NVIDIA Beta", ""),
     ]
 
@@ -146,8 +148,8 @@ def test_it_compares_before_and_after_and_calls_a_latency_benefit(api, make_acce
     response = api.post("/api/v1/comparisons/", body, format="json")
     assert response.status_code == 200, response.data
     # 3.60 / (1000 * 3600) * 1e6 = 1.0000 -> 3.60 / 7.2 = 0.5000; (1.0 - 0.5) * 1e9 / 1e6 = 500.00 USD a year
-    assert response.data["before"]["cost_per_million_usd"] == "1.0000"
-    assert response.data["after"]["cost_per_million_usd"] == "0.5000"
+    assert response.data["before"]["cost_per_million_usd"] == per_million_text("3.60", 1000)
+    assert response.data["after"]["cost_per_million_usd"] == per_million_text("3.60", 2000)
     assert response.data["annual_savings_usd"] == "500.00"
     # p50 at batch 8: 4.0 -> 2.0 ms, a 50 % drop, beyond the 10 % noise floor
     assert response.data["verdict"] == "latency benefit"
@@ -210,6 +212,9 @@ def test_it_serves_the_cost_series_of_an_offering(api, make_accelerator, make_pr
     response = api.get(f"/api/v1/cost-series/?accelerator={gpu.pk}&workload=resnet50&price_kind=cloud_on_demand"
                        "&sla_p99_ms=15")  # fmt: skip
     assert response.status_code == 200
-    assert [row["cost_per_million_usd"] for row in response.data] == ["0.5556", "0.6111"]
+    assert [row["cost_per_million_usd"] for row in response.data] == [
+        per_million_text("2.00", 1000),
+        per_million_text("2.20", 1000),
+    ]
     assert response.data[1]["run"] == str(run.pk)
     assert api.get("/api/v1/cost-series/?accelerator=0&workload=x&price_kind=cloud_spot").status_code == 400

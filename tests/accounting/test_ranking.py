@@ -6,6 +6,7 @@ from decimal import Decimal
 import pytest
 
 from accounting.selectors import ranking
+from tests.money import per_million
 
 pytestmark = pytest.mark.django_db
 
@@ -46,11 +47,11 @@ def test_it_ranks_cheapest_feasible_first_for_cloud_prices(fleet):
     alpha, beta, gamma = fleet
     result = ranking(model_class="cv-classification", sla_p99_ms=10, price_kind="cloud_on_demand")
 
-    # Alpha: best point with p99 <= 10 ms is 400/s (9 ms); 2.00 / (400 * 3600) * 1e6 = 2 / 1.44 = 1.38888… -> 1.3889
-    # Beta:  best point with p99 <= 10 ms is 500/s (8 ms); 3.00 / (500 * 3600) * 1e6 = 3 / 1.8  = 1.66666… -> 1.6667
+    # Alpha: best point with p99 <= 10 ms is 400/s (9 ms); 2.00 / (400 * 3600) * 1e6 = 2 / 1.44 = 1.38888…
+    # Beta:  best point with p99 <= 10 ms is 500/s (8 ms); 3.00 / (500 * 3600) * 1e6 = 3 / 1.8  = 1.66666…
     assert [(row.rank, row.accelerator, row.cost_per_million_usd) for row in result.rows] == [
-        (1, alpha, Decimal("1.3889")),
-        (2, beta, Decimal("1.6667")),
+        (1, alpha, per_million("2.00", 400)),
+        (2, beta, per_million("3.00", 500)),
     ]
     assert [row.throughput_per_s for row in result.rows] == [400, 500]
     assert result.rows[1].hourly.total_usd_per_hour == Decimal("3.000000")
@@ -63,8 +64,11 @@ def test_it_ranks_cheapest_feasible_first_for_cloud_prices(fleet):
 
 def test_it_scales_cost_by_utilization(fleet):
     result = ranking(model_class="cv-classification", sla_p99_ms=10, price_kind="cloud_on_demand", utilization="0.5")
-    # Half the paid hours serve: 1.38888… / 0.5 = 2.7778 and 1.66666… / 0.5 = 3.3333
-    assert [row.cost_per_million_usd for row in result.rows] == [Decimal("2.7778"), Decimal("3.3333")]
+    # Half the paid hours serve: 1.38888… / 0.5 = 2.7777… and 1.66666… / 0.5 = 3.3333…
+    assert [row.cost_per_million_usd for row in result.rows] == [
+        per_million("2.00", 400, "0.5"),
+        per_million("3.00", 500, "0.5"),
+    ]
 
 
 def test_it_costs_purchase_with_measured_power_and_lists_unpriced_hardware(fleet):
@@ -75,14 +79,14 @@ def test_it_costs_purchase_with_measured_power_and_lists_unpriced_hardware(fleet
     # capex  = 10,000 + 5,000 = 15,000 USD;  15,000 / (4 * 8,766)     = 0.427789 USD/h
     # opex   = 15,000 * 0.10 / 8,766                                   = 0.171116 USD/h
     # power  = 250 W measured at the 400/s point: 0.250 * 1.4 * 0.12   = 0.042000 USD/h
-    # total  = 0.640905 USD/h;  0.640905 / (400 * 3600) * 1e6 = 0.640905 / 1.44 = 0.44507… -> 0.4451
+    # total  = 0.640905 USD/h;  0.640905 / (400 * 3600) * 1e6 = 0.640905 / 1.44 = 0.44507…
     (row,) = result.rows
     assert row.accelerator == alpha
     assert row.hourly.capex_usd_per_hour == Decimal("0.427789")
     assert row.hourly.opex_usd_per_hour == Decimal("0.171116")
     assert row.hourly.power_usd_per_hour == Decimal("0.042000")
     assert row.hourly.power_source == "measured"
-    assert row.cost_per_million_usd == Decimal("0.4451")
+    assert row.cost_per_million_usd == per_million("0.640905", 400)
     # 250 W / 400 per second = 0.625 J per inference
     assert row.energy_j_per_inference == pytest.approx(0.625)
     reasons = {row.accelerator: row.reason for row in result.infeasible}
@@ -95,9 +99,9 @@ def test_it_uses_the_fastest_point_when_there_is_no_sla(fleet):
     result = ranking(model_class="cv-classification", sla_p99_ms=None, price_kind="cloud_on_demand")
     # Gamma 1.00 / (1000 * 3600) * 1e6 = 0.2778; Alpha 2.00 / 3.24 = 0.6173; Beta 3.00 / 2.52 = 1.1905
     assert [(row.accelerator, row.cost_per_million_usd) for row in result.rows] == [
-        (gamma, Decimal("0.2778")),
-        (alpha, Decimal("0.6173")),
-        (beta, Decimal("1.1905")),
+        (gamma, per_million("1.00", 1000)),
+        (alpha, per_million("2.00", 900)),
+        (beta, per_million("3.00", 700)),
     ]
     assert result.infeasible == []
 

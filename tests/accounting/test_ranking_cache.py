@@ -7,6 +7,7 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from accounting import ranking_cache
+from tests.money import per_million_text
 
 pytestmark = pytest.mark.django_db
 
@@ -27,9 +28,9 @@ def _cost(response) -> str:
 
 
 def test_a_new_run_shows_in_the_next_ranking(api, alpha, make_run):
-    assert _cost(api.get(RANKINGS)) == "1.3889"  # 2.00 / (400 * 3600) * 1e6
+    assert _cost(api.get(RANKINGS)) == per_million_text("2.00", 400)
     make_run(alpha, [{"throughput_per_s": 800, "latency_p99_ms": 9.0}], started_at=datetime(2025, 4, 1, tzinfo=UTC))
-    assert _cost(api.get(RANKINGS)) == "0.6944"  # 2.00 / (800 * 3600) * 1e6
+    assert _cost(api.get(RANKINGS)) == per_million_text("2.00", 800)
 
 
 def test_an_edited_accelerator_shows_in_the_next_ranking(api, alpha, make_run):

@@ -10,6 +10,7 @@ from django.core.management import call_command
 from accounting.models import CostAlarm, CostSnapshot
 from results.models import BenchmarkRun
 from results.signals import run_ingested
+from tests.money import per_million
 
 pytestmark = pytest.mark.django_db
 
@@ -34,8 +35,8 @@ def test_it_snapshots_a_run_under_each_standard_sla_with_its_inputs(make_acceler
     snapshots = CostSnapshot.objects.filter(run=run)
     assert sorted(str(s.sla_p99_ms) for s in snapshots) == ["100.000", "15.000", "None"]
     (snapshot,) = _series(gpu)
-    # 2.00 / (1000 * 3600) * 1e6 = 0.5556
-    assert snapshot.cost_per_million_usd == Decimal("0.5556")
+    # 2.00 / (1000 * 3600) * 1e6 = 0.5555…
+    assert snapshot.cost_per_million_usd == per_million("2.00", 1000)
     assert (snapshot.price, snapshot.point, snapshot.power_source) == (
         price,
         run.points.get(),
@@ -50,8 +51,8 @@ def test_it_adds_a_snapshot_when_the_price_changes_and_keeps_the_old_one(make_ac
     make_price(gpu, "2.00")
     _ingest(make_run, gpu, 1000, MARCH)
     make_price(gpu, "2.20", effective_from=APRIL)
-    # 2.20 / 3.6 = 0.6111; the March figure stays as it was
-    assert [s.cost_per_million_usd for s in _series(gpu)] == [Decimal("0.5556"), Decimal("0.6111")]
+    # 2.20 / 3.6 = 0.6111…; the March figure stays as it was
+    assert [s.cost_per_million_usd for s in _series(gpu)] == [per_million("2.00", 1000), per_million("2.20", 1000)]
     assert _series(gpu)[1].effective_at == APRIL
 
 
@@ -82,7 +83,7 @@ def test_it_raises_an_alarm_that_attributes_the_change_to_price_and_throughput(m
 
     alarm = CostAlarm.objects.get(snapshot__accelerator=gpu)  # one alarm for the change, whichever SLA's series
     # Trailing median (median_low of 0.5556 and 0.6111) is the March snapshot: 0.7639 / 0.5556 - 1 = +37.5 %
-    assert alarm.baseline.cost_per_million_usd == Decimal("0.5556")
+    assert alarm.baseline.cost_per_million_usd == per_million("2.00", 1000)
     assert alarm.change_fraction == pytest.approx(Decimal("0.374910"), abs=Decimal("0.0002"))
     # Cost ratio 1.1 / 0.8 = 1.375. Log shares: price ln 1.1 / ln 1.375 = 0.09531 / 0.31845 = 0.2993,
     # throughput ln 1.25 / ln 1.375 = 0.22314 / 0.31845 = 0.7007, power 0 (cloud price includes power).

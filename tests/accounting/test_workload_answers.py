@@ -3,11 +3,10 @@
 Expectations are computed by hand in the comments (issue #12's "Must show").
 """
 
-from decimal import Decimal
-
 import pytest
 
 from accounting.selectors import ranking
+from tests.money import per_million, per_million_text
 
 pytestmark = pytest.mark.django_db
 
@@ -33,21 +32,21 @@ def two_llms_on_two_gpus(make_accelerator, make_price, make_run):
 def test_a_ranking_over_two_workloads_on_the_same_accelerators_lists_only_the_asked_one(two_llms_on_two_gpus):
     h100, l40s = two_llms_on_two_gpus
     llama = ranking(workload="llama2-70b-99", price_kind="cloud_on_demand")
-    # L40S: 2.00 / (900 tokens/s * 3600) * 1e6 = 2 / 3.24 = 0.61728… -> 0.6173 per 1M output tokens
-    # H100: 12.29 / (2700 * 3600) * 1e6 = 12.29 / 9.72 = 1.26440… -> 1.2644
+    # L40S: 2.00 / (900 tokens/s * 3600) * 1e6 = 2 / 3.24 = 0.61728… per 1M output tokens
+    # H100: 12.29 / (2700 * 3600) * 1e6 = 12.29 / 9.72 = 1.26440…
     # (Before: each accelerator's fastest workload of the class won, i.e. Mixtral on both.)
     assert [(row.accelerator, row.cost_per_million_usd) for row in llama.rows] == [
-        (l40s, Decimal("0.6173")),
-        (h100, Decimal("1.2644")),
+        (l40s, per_million("2.00", 900)),
+        (h100, per_million("12.29", 2700)),
     ]
     assert {row.run.workload_name for row in llama.rows} == {"llama2-70b-99"}
     assert llama.workload.id == "llama2-70b-99" and llama.unit == "output_tokens"
 
     mixtral = ranking(workload="mixtral-8x7b", price_kind="cloud_on_demand")
-    # L40S: 2.00 / (2000 * 3600) * 1e6 = 0.27777… -> 0.2778;  H100: 12.29 / (6000 * 3600) * 1e6 = 0.56898… -> 0.5690
+    # L40S: 2.00 / (2000 * 3600) * 1e6 = 0.27777…;  H100: 12.29 / (6000 * 3600) * 1e6 = 0.56898…
     assert [(row.accelerator, row.cost_per_million_usd) for row in mixtral.rows] == [
-        (l40s, Decimal("0.2778")),
-        (h100, Decimal("0.5690")),
+        (l40s, per_million("2.00", 2000)),
+        (h100, per_million("12.29", 6000)),
     ]
     assert {row.run.workload_name for row in mixtral.rows} == {"mixtral-8x7b"}
 
@@ -58,7 +57,10 @@ def test_a_model_class_alone_is_answered_for_its_reference_workload_and_says_so(
     assert response.data["workload"]["id"] == "llama2-70b-99"
     assert response.data["workload"]["reference_of_model_class"] is True
     assert {row["run"]["workload_name"] for row in response.data["rows"]} == {"llama2-70b-99"}
-    assert [row["cost_per_million_usd"] for row in response.data["rows"]] == ["0.6173", "1.2644"]
+    assert [row["cost_per_million_usd"] for row in response.data["rows"]] == [
+        per_million_text("2.00", 900),
+        per_million_text("12.29", 2700),
+    ]
 
 
 @pytest.fixture
@@ -78,20 +80,20 @@ def tiny_and_reference(make_accelerator, make_price, make_run):
 def test_the_tiny_stand_in_never_outranks_a_reference_workload(tiny_and_reference, api):
     cpu, gpu = tiny_and_reference
     result = ranking(model_class="tabular", price_kind="cloud_on_demand")
-    # GPU: 2.00 / (100,000 * 3600) * 1e6 = 2 / 360 = 0.00555… -> 0.0056
-    # CPU: 0.10 / (1,000 * 3600) * 1e6 = 0.1 / 3.6 = 0.02777… -> 0.0278
-    # The tiny stand-in on the CPU (0.10 / (50,000 * 3600) * 1e6 = 0.0006) is not in the list at all.
+    # GPU: 2.00 / (100,000 * 3600) * 1e6 = 2 / 360 = 0.00555…
+    # CPU: 0.10 / (1,000 * 3600) * 1e6 = 0.1 / 3.6 = 0.02777…
+    # The tiny stand-in on the CPU (0.10 / (50,000 * 3600) * 1e6 = 0.000555…) is not in the list at all.
     assert result.workload.id == "risk-mlp"
     assert [(row.accelerator, row.cost_per_million_usd) for row in result.rows] == [
-        (gpu, Decimal("0.0056")),
-        (cpu, Decimal("0.0278")),
+        (gpu, per_million("2.00", 100_000)),
+        (cpu, per_million("0.10", 1_000)),
     ]
     assert result.infeasible == []
     # Asked for by id, the stand-in is answered, alone.
     response = api.get("/api/v1/rankings/?workload=tabular-tiny&price_kind=cloud_on_demand")
     assert response.data["workload"]["is_smoke_test"] is True
     assert [(row["run"]["workload_name"], row["cost_per_million_usd"]) for row in response.data["rows"]] == [
-        ("tabular-tiny", "0.0006")
+        ("tabular-tiny", per_million_text("0.10", 50_000))
     ]
 
 
@@ -130,11 +132,11 @@ def test_an_llm_recommendation_buys_a_result_measured_on_eight_gpus_in_eights(ap
     assert option["deployment"] == "2 x 8-accelerator NVIDIA H100 SXM test systems (16 in all)"
     assert option["option"]["source"] == "published: MLPerf Inference v4.1, Dell, XE9680_H100_SXM_80GBx8_TRT"
     tokens = option["option"]["tokens"]
-    # Per 1M output tokens: 12.29 / (2,700 * 3600) * 1e6 = 1.2644.
+    # Per 1M output tokens: 12.29 / (2,700 * 3600) * 1e6 = 1.26440…
     # Total tokens/s per accelerator: 2,700 + 9 requests/s * 700 input tokens = 9,000;
-    # 12.29 / (9,000 * 3600) * 1e6 = 12.29 / 32.4 = 0.37932… -> 0.3793 per 1M total tokens.
-    assert tokens["cost_per_million_output_tokens_usd"] == "1.2644"
-    assert tokens["cost_per_million_total_tokens_usd"] == "0.3793"
+    # 12.29 / (9,000 * 3600) * 1e6 = 12.29 / 32.4 = 0.37932… per 1M total tokens.
+    assert tokens["cost_per_million_output_tokens_usd"] == per_million_text("12.29", 2700)
+    assert tokens["cost_per_million_total_tokens_usd"] == per_million_text("12.29", 9000)
 
 
 def test_an_llm_recommendation_needs_a_stated_output_length_when_the_workload_has_none(api, published_h100_llama):

@@ -7,6 +7,7 @@ import pytest
 
 from tests.accounting.conftest import make_run  # noqa: F401 - the fixture that stores runs
 from tests.accounting.serving.data import make_sweep
+from tests.money import per_million_text
 
 pytestmark = pytest.mark.django_db
 
@@ -44,8 +45,12 @@ def test_it_downloads_the_readout_as_csv_with_units_in_the_headers(sweep, logged
     rows = list(csv.reader(io.StringIO(response.content.decode())))
     assert rows[0][:3] == ["Rank", "Hardware · engine · precision", "Output tok/s per accelerator"]
     assert "Per 1M total tokens (USD)" in rows[0]
-    # Beta 0.8333, Alpha 1.0000 USD per 1M output tokens (see tests/accounting/serving/test_serving_api.py).
-    assert [row[rows[0].index("Per 1M output tokens (USD)")] for row in rows[1:]] == ["0.8333", "1.0000"]
+    # Beta 1.80 USD/h at 600 tok/s, Alpha 2.88 at 800 (see tests/accounting/serving/test_serving_api.py),
+    # at full precision.
+    assert [row[rows[0].index("Per 1M output tokens (USD)")] for row in rows[1:]] == [
+        per_million_text("1.80", 600),
+        per_million_text("2.88", 800),
+    ]
 
 
 def test_it_lists_the_fronts_it_cannot_read_with_the_reason(sweep, logged_in):

@@ -14,6 +14,7 @@ from accounting.serving.economics import (
     users_demand,
 )
 from accounting.serving.front import InteractivitySource, ServingPoint, pareto_front, read_at_interactivity
+from tests.money import per_million
 
 
 def point(key, tpot_ms, replica_tps, **fields):
@@ -57,9 +58,9 @@ def test_it_turns_a_throughput_interval_into_a_cost_interval():
         input_per_output_token=Decimal(4), interval=(750.0, 850.0),
     )  # fmt: skip
 
-    assert costs.output_interval_usd_per_million == (Decimal("0.9412"), Decimal("1.0667"))
+    assert costs.output_interval_usd_per_million == (per_million("2.88", 850), per_million("2.88", 750))
     # total tokens: x5 -> 2.88e6 / (4250 * 3600) = 0.1882 .. 2.88e6 / (3750 * 3600) = 0.2133
-    assert costs.total_interval_usd_per_million == (Decimal("0.1882"), Decimal("0.2133"))
+    assert costs.total_interval_usd_per_million == (per_million("2.88", 4250), per_million("2.88", 3750))
 
 
 def test_it_marks_rows_with_overlapping_intervals_as_tied():

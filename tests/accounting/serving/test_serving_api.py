@@ -4,6 +4,8 @@ from decimal import Decimal
 
 import pytest
 
+from tests.money import per_million_text
+
 from .data import llm_point, make_sweep
 
 pytestmark = pytest.mark.django_db
@@ -33,7 +35,10 @@ def test_it_ranks_by_cost_per_million_tokens_at_a_measured_interactivity(api, sw
          r["costs"]["cost_per_million_total_tokens_usd"], r["costs"]["cost_per_million_input_tokens_usd"])
         for r in data["rows"]
     ]  # fmt: skip
-    assert rows == [(beta.pk, "0.8333", "0.1667", "0.2083"), (alpha.pk, "1.0000", "0.2000", "0.2500")]
+    assert rows == [
+        (beta.pk, per_million_text("1.80", 600), per_million_text("1.80", 3000), per_million_text("1.80", 2400)),
+        (alpha.pk, per_million_text("2.88", 800), per_million_text("2.88", 4000), per_million_text("2.88", 3200)),
+    ]
     assert data["rows"][0]["exact"] is True
     assert data["rows"][0]["accelerators_per_replica"] == 2
 
@@ -186,7 +191,10 @@ def test_it_follows_one_accelerators_cost_at_a_speed_through_a_price_change(api,
     # 2025-01-01 price (no run yet), 2025-03-01 the run: 2.88e6 / (800 * 3600) = 1.0000, 2025-06-01 1.44: 0.5000.
     assert [p["cause"] for p in data] == ["price", "run", "price"]
     assert data[0]["reading"] is None and data[0]["reason"]
-    assert [p["reading"]["costs"]["cost_per_million_output_tokens_usd"] for p in data[1:]] == ["1.0000", "0.5000"]
+    assert [p["reading"]["costs"]["cost_per_million_output_tokens_usd"] for p in data[1:]] == [
+        per_million_text("2.88", 800),
+        per_million_text("1.44", 800),
+    ]
 
 
 def test_it_names_an_unknown_accelerator_in_a_cost_series(api):
@@ -219,5 +227,5 @@ def test_it_reads_the_front_of_an_endpoints_concurrency_sweep(api, make_accelera
     data = body.json()
 
     # 3.60e6 / (500 * 3600) = 2.0000 USD per 1M output tokens at the measured 25 tok/s/user point.
-    assert [r["costs"]["cost_per_million_output_tokens_usd"] for r in data["rows"]] == ["2.0000"]
+    assert [r["costs"]["cost_per_million_output_tokens_usd"] for r in data["rows"]] == [per_million_text("3.60", 500)]
     assert data["rows"][0]["interpolated_from"]["label"].endswith("concurrency-sweep, concurrency 20")
