@@ -1,16 +1,20 @@
 """Before/after comparisons of run sets (fp16 vs int8, eager vs compile): savings and an honest verdict.
 
-Both sets must be runs of ONE workload (a comparison across workloads is refused, naming both).
-Cost per million of a set: the cheapest of its runs at the point operating_points.choose picks (highest
-throughput in the workload's unit, under the SLA when one is given), priced with the cheapest offering
-of the kind in force (offerings.offer_at_point).
-Verdict, in this order:
+An answer compares the same work, like with like: both sets must be runs of ONE workload (a comparison
+across workloads is refused, naming both), both sides are costed under ONE SLA, and in ONE scenario that
+both sets measured (a server run is never paired with a single-stream run; sets with no scenario in common
+are refused, naming what each measured). Where they share several scenarios, the pair is the scenario in
+which the before set is cheapest (how it would be deployed today), the after set doing the same work.
+Cost per million of a side: the cheapest of its runs in that scenario at the point operating_points.choose
+picks (highest throughput in the workload's unit, under the SLA when one is given), priced with the
+cheapest offering of the kind in force (offerings.offer_at_point).
+Verdict, in this order, from the paired points (the figures the answer shows):
   - "accuracy floor breached": an after run failed its accuracy guard (accuracy_passed False);
-  - "latency benefit": at some batch size measured in both sets, the after p50 is lower than the
-    before p50 by more than the noise, noise = max(10 %, the before and after (p90 - p50) / p50 spread);
-  - "memory/concurrency only": latency flat but memory drops by more than 10 % (weight_bytes, else
-    telemetry peak_rss_bytes or gpu_memory_peak_bytes);
-  - "no benefit" otherwise.
+  - "latency benefit": the after point's p99 is lower than the before point's by more than the noise,
+    noise = max(10 %, the before and after points' (p90 - p50) / p50 spread);
+  - "memory/concurrency only": latency not better beyond noise, but memory drops by more than 10 %
+    (weight_bytes, else telemetry peak_rss_bytes or gpu_memory_peak_bytes);
+  - "no benefit" otherwise; the explanation says whether p99 was flat within noise or rose.
 """
 
 from dataclasses import dataclass
@@ -50,6 +54,7 @@ class SideCost:
 class Comparison:
     workload: Workload
     sla: Sla
+    scenario: str
     before: SideCost
     after: SideCost
     annual_savings_usd: Decimal
@@ -61,7 +66,8 @@ class ComparisonError(FieldError):
     """A side (or parameter) of a comparison that cannot be costed; `field` names it."""
 
 
-def _side(runs: list[BenchmarkRun], *, side: str, workload: Workload, price_kind: str, sla: Sla, at) -> SideCost:
+def _cheapest(runs: list[BenchmarkRun], *, workload: Workload, price_kind: str, sla: Sla, at) -> SideCost | None:
+    """The cheapest of `runs` at its chosen point, or None where none has a price in force and a feasible point."""
     prices = cheapest_prices_in_force([run.accelerator for run in runs], kind=price_kind, at=at)
     assumptions = onprem_assumptions_in_force(at=at) if price_kind == "purchase" else None
     best = None
@@ -74,9 +80,48 @@ def _side(runs: list[BenchmarkRun], *, side: str, workload: Workload, price_kind
         cost = costing.cost_per_million(hourly_usd=hourly.total_usd_per_hour, throughput_per_s=choice.throughput_per_s)
         if best is None or cost < best.cost_per_million_usd:
             best = SideCost(run, choice.point, cost, choice.throughput_per_s, hourly)
-    if best is None:
-        raise ComparisonError(side, f"no {side} run has a {price_kind} price in force and a point meeting {sla}")
     return best
+
+
+def _by_scenario(runs: list[BenchmarkRun]) -> dict[str, list[BenchmarkRun]]:
+    grouped: dict[str, list[BenchmarkRun]] = {}
+    for run in runs:
+        grouped.setdefault(run.scenario, []).append(run)
+    return grouped
+
+
+def paired_sides(
+    before: list[BenchmarkRun], after: list[BenchmarkRun], *, workload: Workload, price_kind: str, sla: Sla, at=None
+) -> tuple[str, SideCost, SideCost]:
+    """(scenario, before, after): both sides costed doing the same work (module docstring)."""
+    scenarios = {"before": _by_scenario(before), "after": _by_scenario(after)}
+    common = sorted(scenarios["before"].keys() & scenarios["after"].keys())
+    if not common:
+        raise ComparisonError(
+            "scenario",
+            f"the run sets measure no scenario in common: before has {', '.join(sorted(scenarios['before']))}, "
+            f"after has {', '.join(sorted(scenarios['after']))}; measure both in one scenario",
+        )
+    pairs, missing = [], {}
+    for scenario in common:
+        costed = {
+            side: _cheapest(scenarios[side][scenario], workload=workload, price_kind=price_kind, sla=sla, at=at)
+            for side in ("before", "after")
+        }
+        if costed["before"] is None or costed["after"] is None:
+            for side in ("before", "after"):
+                if costed[side] is None:
+                    missing.setdefault(side, []).append(scenario)
+            continue
+        pairs.append((scenario, costed["before"], costed["after"]))
+    if not pairs:
+        side, where = next(iter(sorted(missing.items())))
+        raise ComparisonError(
+            side,
+            f"no {side} run in the scenario(s) both sets measured ({', '.join(where)}) has a {price_kind} price "
+            f"in force and a point meeting {sla}",
+        )
+    return min(pairs, key=lambda pair: (pair[1].cost_per_million_usd, pair[0]))
 
 
 def common_workload(before: list[BenchmarkRun], after: list[BenchmarkRun]) -> Workload:
@@ -105,31 +150,23 @@ def _spread(point) -> float:
     return (point.latency_p90_ms - point.latency_p50_ms) / point.latency_p50_ms
 
 
-def verdict(before: list[BenchmarkRun], after: list[BenchmarkRun]) -> tuple[str, str]:
-    failed = [str(run.pk) for run in after if run.accuracy_passed is False]
+def verdict(before: SideCost, after: SideCost, *, after_runs: list[BenchmarkRun]) -> tuple[str, str]:
+    """The verdict on a paired comparison (module docstring): accuracy, then the paired points' p99, then memory."""
+    failed = [str(run.pk) for run in after_runs if run.accuracy_passed is False]
     if failed:
         return "accuracy floor breached", f"the accuracy guard failed for after run(s) {', '.join(failed)}"
-    by_batch = {}
-    for name, runs in (("before", before), ("after", after)):
-        for run in runs:
-            for point in run.points.all():
-                held = by_batch.setdefault(point.batch_size, {}).get(name)
-                if held is None or point.latency_p50_ms < held.latency_p50_ms:
-                    by_batch[point.batch_size][name] = point
-    for batch, pair in sorted(by_batch.items()):
-        if "before" not in pair or "after" not in pair:
-            continue
-        noise = max(NOISE_FLOOR, _spread(pair["before"]), _spread(pair["after"]))
-        drop = 1 - pair["after"].latency_p50_ms / pair["before"].latency_p50_ms
-        if drop > noise:
-            return "latency benefit", f"p50 at batch {batch} fell {drop:.0%}, beyond the {noise:.0%} noise"
-    memory_before = min(filter(None, map(_memory_bytes, before)), default=None)
-    memory_after = min(filter(None, map(_memory_bytes, after)), default=None)
+    before_ms, after_ms = before.point.latency_p99_ms, after.point.latency_p99_ms
+    noise = max(NOISE_FLOOR, _spread(before.point), _spread(after.point))
+    change = after_ms / before_ms - 1 if before_ms > 0 else 0.0
+    moved = f"p99 went from {before_ms:.3g} ms to {after_ms:.3g} ms ({change:+.0%})"
+    if -change > noise:
+        return "latency benefit", f"{moved}, beyond the {noise:.0%} noise"
+    latency = f"latency is flat within the {noise:.0%} noise ({moved})" if change <= noise else f"latency rose: {moved}"
+    memory_before = _memory_bytes(before.run)
+    memory_after = _memory_bytes(after.run)
     if memory_before and memory_after and memory_after < memory_before * (1 - MEMORY_DROP):
-        return "memory/concurrency only", (
-            f"latency is flat within noise; memory fell from {memory_before:,} to {memory_after:,} bytes"
-        )
-    return "no benefit", "latency is flat within noise and memory did not fall by more than 10%"
+        return "memory/concurrency only", f"{latency}; memory fell from {memory_before:,} to {memory_after:,} bytes"
+    return "no benefit", f"{latency}, and memory did not fall by more than 10%"
 
 
 def compare(
@@ -148,12 +185,13 @@ def compare(
         sla = policy.requested_sla(workload, sla_p99_ms=sla_p99_ms, ttft_p99_ms=ttft_p99_ms, tpot_p99_ms=tpot_p99_ms)
     except policy.ParameterError as exc:
         raise ComparisonError(exc.field, str(exc)) from None
-    cost_before = _side(before, side="before", workload=workload, price_kind=price_kind, sla=sla, at=at)
-    cost_after = _side(after, side="after", workload=workload, price_kind=price_kind, sla=sla, at=at)
+    scenario, cost_before, cost_after = paired_sides(
+        before, after, workload=workload, price_kind=price_kind, sla=sla, at=at
+    )
     savings = costing.annual_savings(
         cost_per_million_before=cost_before.cost_per_million_usd,
         cost_per_million_after=cost_after.cost_per_million_usd,
         annual_volume=annual_volume,
     )
-    label, explanation = verdict(before, after)
-    return Comparison(workload, sla, cost_before, cost_after, savings, label, explanation)
+    label, explanation = verdict(cost_before, cost_after, after_runs=after)
+    return Comparison(workload, sla, scenario, cost_before, cost_after, savings, label, explanation)

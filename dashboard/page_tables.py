@@ -311,6 +311,7 @@ def compare_table(sides) -> Table:
         Column("Accelerator", lambda side: str(side.row.accelerator) if side.row else ""),
         Column("Origin", lambda side: origin_label(side.row.run.origin) if side.row else ""),
         Column("Source", lambda side: run_source(side.row.run) if side.row else ""),
+        Column("Scenario", lambda side: side.row.run.scenario if side.row else ""),
         Column("Throughput (/s)", row_value("throughput_per_s"), "number"),
         Column("p99 (ms)", row_value("latency_p99_ms"), "ms"),
         Column("Total (USD/h)", row_value("total_usd_per_hour", lambda row: row.hourly), "usd"),

@@ -384,6 +384,7 @@ def _comparison(data, workload, sla) -> dict:
     if result is not None:
         before_usd, after_usd = result.before.cost_per_million_usd, result.after.cost_per_million_usd
         context["verdict"], context["verdict_explanation"] = result.verdict, result.explanation
+        context["scenario"] = result.scenario
         context["savings_usd"] = result.annual_savings_usd
         context["change_fraction"] = (after_usd - before_usd) / before_usd if before_usd else None
         context["chart"] = figures.render(

@@ -103,6 +103,7 @@ class ComparisonRequestSerializer(serializers.Serializer):
 
 class ComparisonSideSerializer(serializers.Serializer):
     run = serializers.UUIDField(source="run.pk")
+    accelerator = serializers.CharField(source="run.accelerator")
     point = serializers.IntegerField(source="point.pk")
     batch_size = serializers.IntegerField(source="point.batch_size")
     latency_p50_ms = serializers.FloatField(source="point.latency_p50_ms")
@@ -113,6 +114,7 @@ class ComparisonSideSerializer(serializers.Serializer):
 class ComparisonResponseSerializer(serializers.Serializer):
     workload = WorkloadSerializer()
     sla = SlaSerializer()
+    scenario = serializers.CharField(help_text="The one scenario both sides are costed in (like with like).")
     currency = serializers.CharField()
     before = ComparisonSideSerializer()
     after = ComparisonSideSerializer()
