@@ -1,6 +1,7 @@
 """Costs per million keep their relative precision: a cheap workload's $0.0006 is not one rounding step
 away from $0.0005 (4 decimals made that a 17-20 % "regression" on an unchanged re-run)."""
 
+import importlib
 from datetime import UTC, datetime
 from decimal import Decimal
 
@@ -76,3 +77,18 @@ def test_it_raises_no_alarm_for_a_rerun_straddling_a_former_rounding_step(make_a
     expected = _exact_per_million(after) / _exact_per_million(before) - 1
     assert abs(change - expected) < Decimal("1e-8")
     assert not CostAlarm.objects.exists()
+
+
+def test_the_migration_refills_snapshots_stored_to_four_decimals(make_accelerator, make_price, make_run):
+    from django.apps import apps
+
+    refill = importlib.import_module("accounting.migrations.0004_cost_per_million_12_decimals").refill_costs
+    cpu = make_accelerator("Tiny CPU", vendor="Intel")
+    make_price(cpu, HOURLY_USD)
+    _ingest(make_run, cpu, 10119.0, MARCH)
+    CostSnapshot.objects.update(cost_per_million_usd=Decimal("0.0005"))  # as 4 decimals stored it
+
+    refill(apps, None)
+
+    (snapshot,) = _no_sla_series(cpu)
+    assert abs(snapshot.cost_per_million_usd - _exact_per_million(10119.0)) < Decimal("1e-12")
