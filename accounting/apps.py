@@ -9,7 +9,7 @@ class AccountingConfig(AppConfig):
     def ready(self):
         from hardware_catalog.models import Accelerator, OnPremAssumptions, Price
         from results.models import BenchmarkRun
-        from results.signals import run_ingested
+        from results.signals import published_stored, run_ingested
 
         from . import handlers
         from .ranking_cache import forget_data_version
@@ -19,6 +19,7 @@ class AccountingConfig(AppConfig):
                 signal.connect(forget_data_version, sender=model, dispatch_uid=f"accounting.version.{model.__name__}")
 
         run_ingested.connect(handlers.on_run_ingested, dispatch_uid="accounting.run_ingested")
+        published_stored.connect(handlers.on_published_stored, dispatch_uid="accounting.published_stored")
         post_save.connect(handlers.on_price_saved, sender=Price, dispatch_uid="accounting.price_saved")
         post_save.connect(
             handlers.on_assumptions_saved, sender=OnPremAssumptions, dispatch_uid="accounting.assumptions_saved"

@@ -5,11 +5,20 @@ snapshots are idempotent, so a repeated signal adds nothing.
 """
 
 from .alarms import check_regressions
+from .published_snapshots import snapshots_for_published
+from .ranking_cache import forget_data_version
 from .snapshots import snapshots_for_assumptions, snapshots_for_price, snapshots_for_run
 
 
 def on_run_ingested(sender, run, **kwargs):
     check_regressions(snapshots_for_run(run))
+
+
+def on_published_stored(sender, run_ids, **kwargs):
+    """Published results arrive as history, not as a change: their snapshots raise no alarm (a newer round
+    of the same system is a new submission, not a regression anyone can act on)."""
+    snapshots_for_published(run_ids)
+    forget_data_version()
 
 
 def on_price_saved(sender, instance, created, raw=False, **kwargs):

@@ -78,14 +78,23 @@ def _build(run, workload: Workload, choice, price, assumptions, sla: Sla) -> Cos
     )  # fmt: skip
 
 
-def _snapshots(run: BenchmarkRun, prices: list[Price], assumptions: OnPremAssumptions | None) -> list[CostSnapshot]:
+def feasible_choices(run: BenchmarkRun) -> list[tuple[Sla, operating_points.SlaChoice]]:
+    """The point chosen under each standard SLA of the run's workload that some point meets."""
     workload = policy.workload_of(run)
     points = list(run.points.all())
+    choices = [
+        (sla, operating_points.choose(points, workload=workload, sla=sla)) for sla in policy.standard_slas(workload)
+    ]
+    return [(sla, choice) for sla, choice in choices if choice.feasible]
+
+
+def priced(
+    run: BenchmarkRun, prices: list[Price], assumptions: OnPremAssumptions | None, choices=None
+) -> list[CostSnapshot]:
+    """The run's snapshots on these prices (`choices`: feasible_choices(run), when already computed)."""
+    workload = policy.workload_of(run)
     built = []
-    for sla in policy.standard_slas(workload):
-        choice = operating_points.choose(points, workload=workload, sla=sla)
-        if not choice.feasible:
-            continue
+    for sla, choice in feasible_choices(run) if choices is None else choices:
         for price in prices:
             used = assumptions if price.kind == PriceKind.PURCHASE else None
             snapshot = _build(run, workload, choice, price, used, sla)
@@ -94,13 +103,19 @@ def _snapshots(run: BenchmarkRun, prices: list[Price], assumptions: OnPremAssump
     return built
 
 
-def _store(snapshots: list[CostSnapshot]) -> list[CostSnapshot]:
+def store(snapshots: list[CostSnapshot]) -> list[CostSnapshot]:
     """Insert the snapshots not stored yet; returns the new ones, oldest first."""
+    fresh = store_new(snapshots)
+    return list(CostSnapshot.objects.filter(inputs_digest__in=fresh).order_by("effective_at", "id"))
+
+
+def store_new(snapshots: list[CostSnapshot]) -> list[str]:
+    """Insert the snapshots not stored yet; returns their digests (not read back: a bulk load needs no rows)."""
     digests = {snapshot.inputs_digest for snapshot in snapshots}
     stored = set(CostSnapshot.objects.filter(inputs_digest__in=digests).values_list("inputs_digest", flat=True))
     fresh = {s.inputs_digest: s for s in snapshots if s.inputs_digest not in stored}
-    CostSnapshot.objects.bulk_create(fresh.values(), ignore_conflicts=True)
-    return list(CostSnapshot.objects.filter(inputs_digest__in=fresh).order_by("effective_at", "id"))
+    CostSnapshot.objects.bulk_create(fresh.values(), ignore_conflicts=True, batch_size=1000)
+    return list(fresh)
 
 
 def _prices_for(accelerator: Accelerator, at: datetime) -> list[Price]:
@@ -113,7 +128,7 @@ def snapshots_for_run(run: BenchmarkRun) -> list[CostSnapshot]:
         return []
     prices = _prices_for(run.accelerator, run.finished_at)
     assumptions = onprem_assumptions_in_force(at=run.finished_at) if any(p.is_purchase for p in prices) else None
-    return _store(_snapshots(run, prices, assumptions))
+    return store(priced(run, prices, assumptions))
 
 
 def _latest_runs(accelerators, at: datetime) -> list[BenchmarkRun]:
@@ -130,8 +145,8 @@ def snapshots_for_price(price: Price) -> list[CostSnapshot]:
     assumptions = onprem_assumptions_in_force(at=price.effective_from) if price.is_purchase else None
     built = []
     for run in _latest_runs(accelerators, price.effective_from):
-        built += _snapshots(run, [price], assumptions)
-    return _store(built)
+        built += priced(run, [price], assumptions)
+    return store(built)
 
 
 def snapshots_for_assumptions(assumptions: OnPremAssumptions) -> list[CostSnapshot]:
@@ -142,8 +157,8 @@ def snapshots_for_assumptions(assumptions: OnPremAssumptions) -> list[CostSnapsh
     for price in prices:
         accelerators = list(Accelerator.objects.filter(Q(pk=price.accelerator_id) | Q(priced_as=price.accelerator_id)))
         for run in _latest_runs(accelerators, at):
-            built += _snapshots(run, [price], assumptions)
-    return _store(built)
+            built += priced(run, [price], assumptions)
+    return store(built)
 
 
 def recompute_all() -> list[CostSnapshot]:

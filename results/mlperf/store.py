@@ -23,6 +23,7 @@ from django.db import transaction
 import workloads
 from hardware_catalog.models import Accelerator
 from results.models import BenchmarkRun, OperatingPoint, PublishedResult, RunOrigin
+from results.signals import published_stored
 
 from . import metrics
 from .accelerators import CatalogPart, Matcher, split_mixed
@@ -258,6 +259,8 @@ def import_records(records: list[Record], *, published: datetime | None = None) 
         OperatingPoint.objects.bulk_create(points, batch_size=500)
         PublishedResult.objects.bulk_create(results, batch_size=500)
     report.imported = len(runs)
+    if runs:  # bulk inserts send no post_save: what listens (accounting's cost snapshots) hears it once
+        published_stored.send(sender=BenchmarkRun, run_ids=[run.pk for run in runs])
     return report
 
 
