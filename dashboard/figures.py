@@ -37,9 +37,10 @@ LAYOUT = {
 }
 
 
-def render(fig: go.Figure, div_id: str, *, height: int = 360) -> SafeString:
-    """The figure as a <div> and an inline script; plotly.js itself comes from the page's <script src>."""
-    fig.update_layout(height=height)
+def render(fig: go.Figure, div_id: str, *, height: int | None = None) -> SafeString:
+    """The figure as a <div> and an inline script; plotly.js itself comes from the page's <script src>.
+    Height: `height`, else the figure's own (legend_below sets one), else 360 px."""
+    fig.update_layout(height=height or fig.layout.height or 360)
     html = fig.to_html(
         full_html=False,
         include_plotlyjs=False,
@@ -74,6 +75,21 @@ def money_axis(fig: go.Figure, values: Iterable[float], *, axis: str = "y") -> N
     """Format an axis as US dollars."""
     update = fig.update_yaxes if axis == "y" else fig.update_xaxes
     update(tickprefix="$", tickformat=money_tickformat(values), exponentformat="none")
+
+
+LEGEND_ROW_PX = 20
+
+
+def legend_below(fig: go.Figure, rows: int, *, height_px: int = 360) -> None:
+    """The legend under the x-axis title, anchored to the bottom of the chart, in a bottom margin grown by a row
+    per entry (the worst case: one entry a row), and the chart grown by as much: however many entries, the plot
+    keeps its height, so neither axis title reaches the legend or the chart's title."""
+    legend_px = LEGEND_ROW_PX * max(rows, 1) + 10
+    fig.update_layout(
+        legend={"orientation": "h", "x": 0, "xanchor": "left", "yref": "container", "y": 0, "yanchor": "bottom"},
+        margin={**LAYOUT["margin"], "b": 80 + legend_px},
+        height=height_px + legend_px,
+    )
 
 
 def say_single_point(fig: go.Figure, what: str) -> None:
@@ -300,12 +316,15 @@ def price_history(prices, *, purchase: bool) -> go.Figure:
         )
     money_axis(fig, [float(p.usd_per_accelerator) for p in prices])
     time_axis(fig, [p.effective_from for p in prices])
+    legend_below(fig, len(series))
     if len(prices) == 1:
         say_single_point(fig, "price")
     return fig
 
 
-def cost_series(series: dict[str, list], *, alarms: Iterable = (), title: str, unit: str = "inferences") -> go.Figure:
+def cost_series(
+    series: dict[str, list], *, alarms: Iterable = (), title: str, unit: str = "inferences", height_px: int = 360
+) -> go.Figure:
     """Cost per 1M over time, a line per series; alarms as markers whose hover text explains the change.
 
     `series` maps a label to snapshots (effective_at, cost_per_million_usd); `alarms` are objects with
@@ -339,6 +358,7 @@ def cost_series(series: dict[str, list], *, alarms: Iterable = (), title: str, u
     all_rows = [row for rows in series.values() for row in rows]
     money_axis(fig, [float(row.cost_per_million_usd) for row in all_rows])
     time_axis(fig, [row.effective_at for row in all_rows])
+    legend_below(fig, len(series) + (1 if alarms else 0), height_px=height_px)
     if series and all(len(rows) == 1 for rows in series.values()):
         say_single_point(fig, "snapshot per series")
     return fig

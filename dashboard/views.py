@@ -307,9 +307,9 @@ def trends(request):
                 alarms=[mark for mark in page.alarms if mark.unit == unit],
                 title=f"Cost per 1M {unit_words(unit)} over time: {page.workload}, {price_kind} prices",
                 unit=unit,
+                height_px=460,
             ),
             f"trend-chart-{unit}",
-            height=460,
         )
         for unit, series in page.series.items()
     ]

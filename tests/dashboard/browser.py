@@ -139,12 +139,30 @@ LABEL_BOXES = """(id) => [...document.querySelectorAll(`#${id} .textpoint text`)
     return {text: t.textContent, left: b.left, right: b.right, top: b.top, bottom: b.bottom}; })"""
 
 
-def overlapping_labels(page, chart_id: str) -> list[tuple[str, str]]:
-    """Pairs of text labels drawn on top of each other in one chart (as laid out on screen)."""
-    boxes = page.evaluate(LABEL_BOXES, chart_id)
+def _overlapping(boxes: list[dict]) -> list[tuple[str, str]]:
+    """Pairs of on-screen boxes (each with its text) that intersect."""
     return [
         (a["text"], b["text"])
         for i, a in enumerate(boxes)
         for b in boxes[i + 1 :]
         if a["left"] < b["right"] and b["left"] < a["right"] and a["top"] < b["bottom"] and b["top"] < a["bottom"]
     ]
+
+
+def overlapping_labels(page, chart_id: str) -> list[tuple[str, str]]:
+    """Pairs of text labels drawn on top of each other in one chart (as laid out on screen)."""
+    boxes = page.evaluate(LABEL_BOXES, chart_id)
+    return _overlapping(boxes)
+
+
+CHART_PARTS = """(id) => ['.gtitle', '.g-xtitle', '.g-ytitle', '.legend'].flatMap(selector =>
+  [...document.querySelectorAll(`#${id} ${selector}`)].map(node => { const b = node.getBoundingClientRect();
+    return {text: selector, left: b.left, right: b.right, top: b.top, bottom: b.bottom}; }))
+  .filter(b => b.right > b.left && b.bottom > b.top)"""
+
+
+def overlapping_chart_parts(page, chart_id: str) -> list[tuple[str, str]]:
+    """Pairs among a chart's title, axis titles and legend drawn on top of each other (as laid out on screen)."""
+    boxes = page.evaluate(CHART_PARTS, chart_id)
+    assert {box["text"] for box in boxes} >= {".gtitle", ".g-xtitle", ".g-ytitle"}, boxes
+    return _overlapping(boxes)

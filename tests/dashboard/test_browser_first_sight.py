@@ -12,7 +12,7 @@ from decimal import Decimal
 
 import pytest
 
-from .browser import assert_charts_hold_up, overlapping_labels
+from .browser import assert_charts_hold_up, overlapping_chart_parts, overlapping_labels
 from .conftest import raise_price
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -129,8 +129,16 @@ def test_the_shipped_published_results_read_right_on_every_page(shipped_data, br
     _visit(browser, "/?workload=llama2-70b-99", "published-overview-llama2-70b")
     _visit(browser, "/?workload=resnet50", "published-overview-resnet50")
     _sla_box_holds_the_applied_sla(browser, "Rank")
-    _visit(browser, f"/hardware/{llm_run.accelerator_id}/", "published-hardware", min_charts=1)
-    _visit(browser, "/trends/", "published-trends")
+    charts = _visit(browser, f"/hardware/{llm_run.accelerator_id}/", "published-hardware", min_charts=2)
+    # The price chart's legend sits below its axis title, clear of the y-axis title and the chart's title.
+    assert not overlapping_chart_parts(browser.page, "cloud-price-chart"), overlapping_chart_parts(
+        browser.page, "cloud-price-chart"
+    )
+    # Published results are priced when they are loaded: the hardware page draws their cost over time.
+    assert any(chart["id"].startswith("cost-trend-chart-") for chart in charts), [c["id"] for c in charts]
+    assert "published" in browser.page.inner_text("#table-snapshots")
+    charts = _visit(browser, "/trends/", "published-trends", min_charts=1)
+    assert "published" in browser.page.inner_text("#table-snapshots")
     if browser.page.locator("select[name=price_kind]").count():
         _price_kind_box_matches_the_chart(browser)
     _visit(browser, "/compare/?workload=resnet50", "published-compare")

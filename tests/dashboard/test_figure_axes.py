@@ -1,7 +1,10 @@
 """Chart axes that hold up on real data: money as money, one date said as such, one point said as such."""
 
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from types import SimpleNamespace
+
+import pytest
 
 from dashboard import figures
 
@@ -51,8 +54,30 @@ def test_a_pareto_with_one_operating_point_says_so():
 
 
 def test_legends_sit_below_the_plot():
-    fig = figures.cost_series({}, title="t")
+    fig = figures.ranking_bars([], unit="inferences")
     assert fig.layout.legend.yanchor == "top" and fig.layout.legend.y < 0
+
+
+@pytest.mark.parametrize("entries", [1, 4, 30])
+def test_a_price_charts_legend_sits_at_the_bottom_and_the_plot_keeps_its_height(entries):
+    """The legend is anchored to the chart's bottom edge, in a margin grown by a row per entry: the plot area
+    (height - top and bottom margins) stays the same however many entries, so the axis titles never reach it."""
+    prices = [
+        SimpleNamespace(
+            get_kind_display=lambda: "Cloud on-demand",
+            provider=f"cloud-{n}",
+            region="",
+            instance_type="",
+            effective_from=datetime(2026, 1, 1, tzinfo=UTC),
+            usd_per_accelerator=Decimal("2.5"),
+        )  # fmt: skip
+        for n in range(entries)
+    ]
+    fig = figures.price_history(prices, purchase=False)
+    legend, margin = fig.layout.legend, fig.layout.margin
+    assert (legend.yref, legend.y, legend.yanchor) == ("container", 0, "bottom")
+    assert margin.b - figures.LEGEND_ROW_PX * entries >= 80  # the x-axis ticks and title above the legend
+    assert fig.layout.height - margin.t - margin.b == 360 - margin.t - 80
 
 
 def test_it_keeps_tokens_and_inferences_on_separate_charts():
