@@ -90,3 +90,31 @@ def test_a_bad_declaration_is_rejected_naming_each_field():
     assert set(errors) == {"name", "protocol", "url", "model", "output_tokens"}
     with pytest.raises(ValueError, match=r"endpoint\.protocol: unknown 'grpc'"):
         endpoint(1, protocol="grpc")
+
+
+@pytest.mark.parametrize("protocol", ["openai-completions", "openai-chat"])
+def test_a_token_chunk_with_empty_text_counts_as_a_token(protocol):
+    """A streaming detokenizer holds back the text of a token that ends mid-character: its chunk has empty
+    text. The first token is dated at the first chunk with choices, not at the first printable text."""
+    import asyncio
+
+    import httpx
+
+    from agents.harness.endpoints.client import stream_openai
+
+    chat = protocol == "openai-chat"
+    texts = ["", "", "", "ab", "c"]
+    choice = (lambda text: {"delta": {"content": text}, "index": 0}) if chat else (lambda text: {"text": text})
+    events = [{"choices": [choice(text)]} for text in texts]
+    events.append({"choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": len(texts)}})
+    body = "".join(f"data: {json.dumps(event)}\n\n" for event in events) + "data: [DONE]\n\n"
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, text=body))
+
+    async def one():
+        async with httpx.AsyncClient(transport=transport, base_url="http://server") as client:
+            return await stream_openai(client, endpoint(1, protocol=protocol, output_tokens=len(texts)), 0)
+
+    record = asyncio.run(one())
+    assert record.ok and record.completion_tokens == len(texts)
+    assert len(record.chunk_ns) == len(texts)  # the three empty-text chunks are tokens too
+    assert record.first_token_ns == record.chunk_ns[0]

@@ -1,7 +1,7 @@
 """HTTP requests to an endpoint, timed per chunk: OpenAI-compatible streaming and Open Inference Protocol v2.
 
-Each request yields a ``RequestRecord``: when it was sent, when its first content chunk arrived (TTFT),
-when each later content chunk arrived (inter-token latencies), when it ended, the server's ``usage``
+Each request yields a ``RequestRecord``: when it was sent, when its first token chunk arrived (TTFT),
+when each later token chunk arrived (inter-token latencies), when it ended, the server's ``usage``
 token counts, and the error if it failed. A failed request is recorded with its error, never dropped.
 """
 
@@ -23,7 +23,7 @@ clock = time.perf_counter_ns
 class RequestRecord:
     sent_ns: int
     first_token_ns: int | None = None
-    chunk_ns: list[int] = field(default_factory=list)  # arrival of each content chunk, the first included
+    chunk_ns: list[int] = field(default_factory=list)  # arrival of each token chunk, the first included
     done_ns: int | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
@@ -80,21 +80,20 @@ def openai_request(endpoint: Endpoint, index: int) -> tuple[str, dict]:
     return "/v1/completions", common | {"prompt": prompt_token_ids(endpoint.prompt_tokens, index)}
 
 
-def _content(chunk: dict, chat: bool) -> str:
-    choices = chunk.get("choices") or []
-    if not choices:
-        return ""
-    if chat:
-        return (choices[0].get("delta") or {}).get("content") or ""
-    return choices[0].get("text") or ""
+def _is_token_chunk(chunk: dict) -> bool:
+    """A chunk that carries generated output: any chunk with choices. Its text may be empty: a streaming
+    detokenizer holds a token's text back until it completes a character (byte-level vocabularies), and a
+    chat stream opens with the role. Counting only chunks with text would date the first token at the first
+    printable character, late by every held-back token (vLLM's own benchmark client counts choices chunks
+    too). The closing usage chunk has no choices."""
+    return bool(chunk.get("choices"))
 
 
 async def stream_openai(
     client: httpx.AsyncClient, endpoint: Endpoint, index: int, on_first_token: Callable[[], None] | None = None
 ) -> RequestRecord:
-    """One streamed completion; ``on_first_token`` runs when the first content chunk arrives."""
+    """One streamed completion; ``on_first_token`` runs when the first token chunk arrives."""
     path, body = openai_request(endpoint, index)
-    chat = endpoint.protocol == "openai-chat"
     record = RequestRecord(sent_ns=clock())
     try:
         async with client.stream("POST", path, json=body, headers=endpoint.headers()) as response:
@@ -113,7 +112,7 @@ async def stream_openai(
                     record.error = f"stream error: {chunk['error']}"
                     return record
                 now = clock()
-                if _content(chunk, chat):
+                if _is_token_chunk(chunk):
                     if record.first_token_ns is None:
                         record.first_token_ns = now
                         if on_first_token:
@@ -131,7 +130,7 @@ async def stream_openai(
     if record.completion_tokens is None:
         record.error = "the stream ended without a usage block (does the server support stream_options?)"
     elif record.first_token_ns is None:
-        record.error = "the stream carried no content"
+        record.error = "the stream carried no generated tokens"
     return record
 
 

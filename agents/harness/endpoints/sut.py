@@ -1,6 +1,6 @@
 """LoadGen's SUT for a running server: each query becomes one HTTP request on an asyncio loop.
 
-LoadGen's issue callback hands queries to a loop in its own thread; each request reports its first content
+LoadGen's issue callback hands queries to a loop in its own thread; each request reports its first token
 chunk to LoadGen (``FirstTokenComplete``) and its end (``QuerySamplesComplete`` with the server's own
 output token count from ``usage``). A closed loop caps the requests in flight (the concurrency sweep); an
 open loop (Server) sends each query when LoadGen issues it.
