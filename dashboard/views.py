@@ -289,7 +289,12 @@ def _flat_telemetry(telemetry: dict) -> dict:
 @login_required
 def trends(request):
     workloads = selectors.trend_workloads()
-    form = TrendsForm(request.GET, workloads=workloads, accelerators=selectors.accelerators_with_snapshots())
+    query = request.GET.copy()
+    if not query.get("workload") and workloads:
+        # The same first answer as the overview's (results on the most accelerators), not the first name.
+        preferred = default_workload().id
+        query["workload"] = preferred if preferred in workloads else workloads[0]
+    form = TrendsForm(query, workloads=workloads, accelerators=selectors.accelerators_with_snapshots())
     form.is_valid()
     data = form.cleaned_data
     price_kind = data.get("price_kind") or "cloud_on_demand"

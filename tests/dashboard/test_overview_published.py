@@ -56,3 +56,12 @@ def test_published_none_ranks_measured_runs_only_and_the_csv_says_so(page):
     assert all(row["Source"].startswith("published: MLPerf v") for row in rows)
     assert {row["published results"] for row in rows} == {"fill: " + "published results for accelerators with no "
                                                           "measured run of the workload"}  # fmt: skip
+
+
+def test_trends_opens_on_the_overviews_default_workload_not_the_first_name(page):
+    # Published results are priced when loaded, so after `make run` Trends has many workloads to show.
+    response = page("/trends/")
+    expected = default_workload(workload_coverage()).id
+    assert response.context["page"].workload == expected
+    assert response.context["form"]["workload"].value() == expected
+    assert f'<option value="{expected}" selected>' in response.content.decode()
