@@ -2,7 +2,10 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | cksum | cut -d' ' -f1)
+# Two stamps: what serving needs (make run installs only that, so the first page comes sooner) and the
+# test/lint tools on top (make test, make check).
+RUNTIME_STAMP := $(VENV)/.installed-runtime-$(shell cat requirements.txt | cksum | cut -d' ' -f1)
+STAMP := $(VENV)/.installed-dev-$(shell cat requirements.txt requirements-dev.txt | cksum | cut -d' ' -f1)
 # The tests' data layer runs on PostgreSQL; this default matches a local server with trust auth.
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 HOST ?= 127.0.0.1
@@ -15,19 +18,25 @@ VLLM_STAMP := $(VLLM_VENV)/.installed-$(shell cat requirements-vllm.txt | cksum 
 KSERVE_VENV ?= .venv-kserve
 KSERVE_STAMP := $(KSERVE_VENV)/.installed-$(shell cat requirements-kserve.txt | cksum | cut -d' ' -f1)
 
-.PHONY: venv vllm-venv kserve-venv run serve test test-browser check lint format bench clean worker beat agent
+.PHONY: venv runtime-venv vllm-venv kserve-venv run serve test test-browser check lint format bench clean worker beat agent
 
 # DEBUG is off unless asked for (inferledger/settings.py): these development targets ask for it. The
 # production-style targets below (worker, beat, agent) do not.
 run serve test test-browser check bench: export DEBUG ?= true
 
-$(STAMP): requirements.txt requirements-dev.txt
+$(RUNTIME_STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements-dev.txt
-	rm -f $(VENV)/.installed-*
+	$(PY) -m pip install --quiet -r requirements.txt
+	rm -f $(VENV)/.installed-runtime-*
 	touch $@
 
+$(STAMP): $(RUNTIME_STAMP) requirements-dev.txt
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	rm -f $(VENV)/.installed-dev-*
+	touch $@
+
+runtime-venv: $(RUNTIME_STAMP)
 venv: $(STAMP)
 
 # An engine's own environment ($(1)) from its pinned requirements file (the prerequisite), without resolving:
@@ -51,7 +60,7 @@ $(KSERVE_STAMP): requirements-kserve.txt
 
 kserve-venv: $(KSERVE_STAMP)
 
-run: venv
+run: runtime-venv
 	$(PY) manage.py prepare_run --base-url http://$(HOST):$(PORT)
 	@echo "Serving InferLedger on http://$(HOST):$(PORT)/  (API: /api/v1/, docs: /api/docs/, admin: /admin/)"
 	@echo "The built-in local agent measures this machine in the background: progress on /jobs/ (log: var/local-agent.log)"
@@ -60,7 +69,7 @@ run: venv
 	trap 'kill $$agent 2>/dev/null' EXIT INT TERM; \
 	$(PY) manage.py runserver --noreload $(HOST):$(PORT)
 
-serve: venv
+serve: runtime-venv
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
 test: venv vllm-venv kserve-venv
@@ -85,18 +94,18 @@ format: venv
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-bench: venv
+bench: runtime-venv
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(PY) benchmarks/run_all.py
 
 # Production-style processes (docs/operations.md); each needs CELERY_BROKER_URL, worker and beat DATABASE_URL too.
-worker: venv
+worker: runtime-venv
 	$(VENV)/bin/celery -A inferledger worker --queues control --hostname control@%h --loglevel INFO
 
-beat: venv
+beat: runtime-venv
 	$(VENV)/bin/celery -A inferledger beat --scheduler django_celery_beat.schedulers:DatabaseScheduler --loglevel INFO
 
 AGENT ?= $(shell hostname -s)
-agent: venv
+agent: runtime-venv
 	$(PY) manage.py run_agent --name $(AGENT)
 
 clean:
