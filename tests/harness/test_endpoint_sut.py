@@ -1,9 +1,12 @@
 """The endpoint SUT against a no-op server: LoadGen drives HTTP requests; every token and error is counted."""
 
+import asyncio
 import json
 
+import httpx
 import pytest
 
+from agents.harness.endpoints.client import stream_openai
 from agents.harness.endpoints.engines.noop_server import NoopServer
 from agents.harness.endpoints.run import EndpointItem, run_endpoint_item, run_endpoint_items
 from agents.harness.endpoints.target import Endpoint, endpoint_errors, redact_url
@@ -96,12 +99,6 @@ def test_a_bad_declaration_is_rejected_naming_each_field():
 def test_a_token_chunk_with_empty_text_counts_as_a_token(protocol):
     """A streaming detokenizer holds back the text of a token that ends mid-character: its chunk has empty
     text. The first token is dated at the first chunk with choices, not at the first printable text."""
-    import asyncio
-
-    import httpx
-
-    from agents.harness.endpoints.client import stream_openai
-
     chat = protocol == "openai-chat"
     texts = ["", "", "", "ab", "c"]
     choice = (lambda text: {"delta": {"content": text}, "index": 0}) if chat else (lambda text: {"text": text})
