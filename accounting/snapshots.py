@@ -10,13 +10,14 @@ at the point operating_points.choose picks; a series is one workload's configura
 """
 
 import hashlib
+from collections.abc import Iterable
 from datetime import datetime
 from decimal import Decimal
 
 from django.db.models import Q
 
 from hardware_catalog.models import Accelerator, OnPremAssumptions, Price, PriceKind
-from hardware_catalog.selectors import onprem_assumptions_in_force
+from hardware_catalog.selectors import onprem_assumptions_in_force, prices_in_force
 from results.models import BenchmarkRun
 from workloads import Workload
 
@@ -118,25 +119,28 @@ def store_new(snapshots: list[CostSnapshot]) -> list[str]:
     return list(fresh)
 
 
-def _prices_for(accelerator: Accelerator, at: datetime) -> list[Price]:
-    return list(Price.objects.filter(accelerator=accelerator.pricing_accelerator).in_force(at))
-
-
 def snapshots_for_run(run: BenchmarkRun) -> list[CostSnapshot]:
     """Every offering in force when the run finished, under the standard SLAs of its class."""
     if not _counts(run):
         return []
-    prices = _prices_for(run.accelerator, run.finished_at)
+    prices = prices_in_force([run.accelerator], at=run.finished_at)[run.accelerator.pk]
     assumptions = onprem_assumptions_in_force(at=run.finished_at) if any(p.is_purchase for p in prices) else None
     return store(priced(run, prices, assumptions))
 
 
-def _latest_runs(accelerators, at: datetime) -> list[BenchmarkRun]:
-    """The latest counted run of each configuration (each workload its own) on these accelerators at `at`."""
+def latest_run_ids_at(accelerator_ids: Iterable[int], at: datetime):
+    """A subquery of the ids of the runs a price or assumption set taking effect at `at` applies to: the latest
+    counted run of each configuration (each workload its own, published included) on these accelerators, among
+    those started and finished by then (policy.latest_run_ids)."""
     runs = policy.eligible_runs(
-        workload=None, as_of=at, published=policy.Published.ALL, accelerator_ids=[a.pk for a in accelerators]
+        workload=None, as_of=at, published=policy.Published.ALL, accelerator_ids=list(accelerator_ids)
     ).filter(finished_at__lte=at)
-    return list(BenchmarkRun.objects.filter(pk__in=policy.latest_run_ids(runs)).select_related("accelerator"))
+    return policy.latest_run_ids(runs)
+
+
+def _latest_runs(accelerators, at: datetime) -> list[BenchmarkRun]:
+    ids = latest_run_ids_at([accelerator.pk for accelerator in accelerators], at)
+    return list(BenchmarkRun.objects.filter(pk__in=ids).select_related("accelerator"))
 
 
 def snapshots_for_price(price: Price) -> list[CostSnapshot]:

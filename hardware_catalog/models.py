@@ -96,18 +96,14 @@ class PriceQuerySet(models.QuerySet):
         """The rows in force at `at` (default now): for each offering, the latest row with effective_from <= at,
         as corrected.
 
-        An offering is (accelerator, kind, provider, region, instance type). Done in one query with a
-        NOT EXISTS on a newer row, so it works the same on SQLite and PostgreSQL.
+        An offering is (accelerator, kind, provider, region, instance type): `Price.OFFERING_FIELDS`. Done in one
+        query with a NOT EXISTS on a newer row, so it works the same on SQLite and PostgreSQL. The one statement of
+        the rule: every other "price in force" (selectors.prices_in_force, ...) filters through it.
         """
         at = at or timezone.now()
+        same_offering = {name: models.OuterRef(name) for name in Price.OFFERING_FIELDS}
         newer = Price.objects.current().filter(
-            accelerator=models.OuterRef("accelerator"),
-            kind=models.OuterRef("kind"),
-            provider=models.OuterRef("provider"),
-            region=models.OuterRef("region"),
-            instance_type=models.OuterRef("instance_type"),
-            effective_from__lte=at,
-            effective_from__gt=models.OuterRef("effective_from"),
+            **same_offering, effective_from__lte=at, effective_from__gt=models.OuterRef("effective_from")
         )
         return self.current().filter(effective_from__lte=at).exclude(models.Exists(newer))
 

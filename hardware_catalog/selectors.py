@@ -1,5 +1,13 @@
-"""Reads from the catalog: the price in force, the on-premises assumptions in force."""
+"""Reads from the catalog: the price in force, the on-premises assumptions in force.
 
+Each rule has one statement, with a batch form for callers that ask about many accelerators or moments at once
+(the snapshots of hundreds of published results): the prices in force are `PriceQuerySet.in_force`, which
+`prices_in_force` and `cheapest_prices_in_force` filter through; the assumption set in force is
+`onprem_assumptions_in_force_at`, of which `onprem_assumptions_in_force` is the one-moment form.
+"""
+
+from collections import defaultdict
+from collections.abc import Iterable
 from datetime import UTC, date, datetime, time
 from decimal import Decimal
 
@@ -8,6 +16,17 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from .models import Accelerator, OnPremAssumptions, Price
+
+
+def prices_in_force(accelerators: Iterable[Accelerator], *, at: datetime) -> dict[int, list[Price]]:
+    """{accelerator id: the price rows in force at `at`, one per offering} for every accelerator given (an empty
+    list when none is), looked up on the accelerator each one is priced as. One query however many accelerators."""
+    accelerators = list(accelerators)
+    pricing_ids = {accelerator.pricing_accelerator.pk for accelerator in accelerators}
+    rows: dict[int, list[Price]] = defaultdict(list)
+    for price in Price.objects.filter(accelerator_id__in=pricing_ids).in_force(at):
+        rows[price.accelerator_id].append(price)
+    return {accelerator.pk: list(rows[accelerator.pricing_accelerator.pk]) for accelerator in accelerators}
 
 
 def cheapest_prices_in_force(
@@ -43,20 +62,32 @@ def cheapest_price_in_force(accelerator: Accelerator, *, kind: str, at: datetime
 
 
 def onprem_assumptions_in_force(name: str = "default", *, at: datetime | None = None) -> OnPremAssumptions:
-    """The latest version of a named set created at or before `at` (default: the latest of all).
+    """The set of this name in force at `at` (default: the latest version); see onprem_assumptions_in_force_at."""
+    return onprem_assumptions_in_force_at([at], name=name)[at]
 
-    When no version is that old, the current one; when none exists at all, the defaults stated in the
-    README are stored as version 1.
+
+def onprem_assumptions_in_force_at(
+    moments: Iterable[datetime | None], *, name: str = "default"
+) -> dict[datetime | None, OnPremAssumptions]:
+    """{moment: the set of this name in force then}: the latest version created at or before the moment.
+
+    When no version is that old (or the moment is None), the latest version; when none exists at all, the defaults
+    stated in the README are stored as version 1. One query however many moments.
     """
-    versions = OnPremAssumptions.objects.filter(name=name).order_by("-version")
-    found = versions.filter(created_at__lte=at).first() if at is not None else None
-    latest = found or versions.first()
-    if latest is not None:
-        return latest
-    defaults = {key: Decimal(value) for key, value in settings.INFERLEDGER_ONPREM_DEFAULTS.items()}
-    return OnPremAssumptions.objects.create(
-        name=name, version=1, notes="created from the built-in defaults", created_at=timezone.now(), **defaults
-    )
+    versions = list(OnPremAssumptions.objects.filter(name=name).order_by("-version"))
+    if not versions:
+        defaults = {key: Decimal(value) for key, value in settings.INFERLEDGER_ONPREM_DEFAULTS.items()}
+        versions = [
+            OnPremAssumptions.objects.create(
+                name=name, version=1, notes="created from the built-in defaults", created_at=timezone.now(), **defaults
+            )
+        ]
+
+    def in_force(at: datetime | None) -> OnPremAssumptions:
+        found = next((v for v in versions if v.created_at <= at), None) if at is not None else None
+        return found or versions[0]
+
+    return {moment: in_force(moment) for moment in moments}
 
 
 def parse_as_of(text: str) -> datetime:
