@@ -119,6 +119,9 @@ class UserWorkload(models.Model):
     """
 
     DECLARATION_FIELDS = ("name", "title", "format", "path", "unit", "inputs", "llm")
+    # What makes the work of its runs: two declarations of one name that differ in any of these are two
+    # workloads under one id (the title only names it).
+    IDENTITY_FIELDS = ("format", "path", "unit", "inputs", "llm")
 
     name = models.CharField(
         max_length=48, unique=True, validators=[RegexValidator(r"^[a-z0-9][a-z0-9._-]{0,47}$")],
@@ -145,6 +148,15 @@ class UserWorkload(models.Model):
     @property
     def workload_id(self) -> str:
         return f"user:{self.name}"
+
+    def differences_from(self, spec) -> dict[str, tuple]:
+        """{field: (declared, in ``spec``)} for each identity field where a ``workloads.UserWorkloadSpec`` of the
+        same name declares other work; empty when it declares the same."""
+        theirs = spec.to_dict()
+        ours = {"format": self.format, "path": self.path, "unit": self.unit, "inputs": self.inputs or [],
+                "llm": self.llm or None}  # fmt: skip
+        theirs["llm"] = theirs.get("llm") or None
+        return {field: (ours[field], theirs[field]) for field in self.IDENTITY_FIELDS if ours[field] != theirs[field]}
 
     def as_spec(self) -> dict:
         """The declaration (``workloads.parse_spec`` reads it), as the agent receives it in the job's spec."""

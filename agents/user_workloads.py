@@ -19,6 +19,13 @@ def user_workload_validate(declaration) -> registry.UserWorkloadSpec:
     return registry.parse_spec(declaration, base_dir=None, check_files=False)
 
 
+def user_workload_differences(spec: registry.UserWorkloadSpec) -> dict[str, tuple]:
+    """{field: (declared, in ``spec``)} where ``spec`` declares other work than the stored declaration of its name
+    (``UserWorkload.IDENTITY_FIELDS``); empty when its name is not declared or declared the same."""
+    record = UserWorkload.objects.filter(name=spec.name).first()
+    return record.differences_from(spec) if record is not None else {}
+
+
 def user_workload_declare(declaration) -> UserWorkload:
     """Validate and store a declaration under its name; raises UserWorkloadError, storing nothing, when it
     does not check or the name is taken (a declared workload is never replaced: its runs would mix)."""

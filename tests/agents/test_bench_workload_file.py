@@ -88,6 +88,28 @@ def test_it_rejects_a_malformed_declaration_before_running_anything(catalog, mod
     assert not BenchmarkRun.objects.exists()
 
 
+def test_it_refuses_other_work_under_a_declared_id_and_runs_the_same_declaration(
+    catalog, model_files, short_quick, tmp_path
+):
+    declared = _declare(model_files, "onnx", "mlp.onnx")
+    call_command("declare_workload", str(declared), stdout=StringIO())
+    other = model_files / "other.yaml"
+    other.write_text("name: mlp-onnx\nformat: onnx\npath: mlp.onnx\nunit: samples\n"
+                     "inputs:\n  - {name: features, shape: [batch, 4], dtype: float32}\n")  # fmt: skip
+    with pytest.raises(CommandError) as refused:
+        _bench(other, tmp_path / "other", "--scenario", "single-stream")
+    message = str(refused.value)
+    assert message.startswith(f"{other}: user:mlp-onnx is already declared") and "another name" in message
+    assert "unit: declared 'inferences', this file 'samples'" in message
+    assert "'shape': ['batch', 8]" in message and "'shape': ['batch', 4]" in message
+    assert "path:" not in message and "format:" not in message  # only what differs is named
+    assert not BenchmarkRun.objects.exists()
+
+    text = _bench(declared, tmp_path / "same", "--scenario", "single-stream")
+    assert "1 runs stored, 0 skipped, 0 quarantined, 0 failed" in text, text
+    assert BenchmarkRun.objects.get().workload_name == "user:mlp-onnx"
+
+
 def test_it_benchmarks_a_hugging_face_directory_loaded_offline(catalog, short_quick, tmp_path, monkeypatch):
     from transformers import BertConfig, BertModel
 

@@ -17,6 +17,7 @@ from agents.harness.suite import SUITES, Failure, Skip, plan_suite, plan_user_wo
 from agents.jobspec import spec_errors
 from agents.models import Endpoint
 from agents.runner.plan import plan_items
+from agents.user_workloads import user_workload_differences
 from results.ingest import QUARANTINED, STORED, ingest_result
 from results.models import BenchmarkRun
 from results.verdict import describe_accuracy
@@ -96,7 +97,9 @@ class Command(BaseCommand):
         endpoint.add_argument("--endpoint-model", help="The served model's name.")
         endpoint.add_argument("--endpoint-name", help="The declared endpoint's name (default: the model's).")
         endpoint.add_argument(
-            "--endpoint-metrics-url", default="", help="Its Prometheus metrics (vLLM: <url>/metrics)."
+            "--endpoint-metrics-url",
+            default="",
+            help="Its Prometheus metrics (vLLM, KServe: <url>/metrics; Triton: port 8002).",
         )
         endpoint.add_argument(
             "--endpoint-api-key-env",
@@ -131,6 +134,7 @@ class Command(BaseCommand):
         if options.get("workload_file"):
             try:
                 spec = registry.load_spec_file(options["workload_file"])
+                _refuse_other_work_under_a_declared_id(spec)
                 items = plan_user_workload(spec, suite, backends=backend, precisions=precision, scenarios=scenario)
                 items = [dataclasses.replace(item, settings=item.settings.with_(**overrides)) for item in items]
             except ValueError as exc:
@@ -251,6 +255,18 @@ class Command(BaseCommand):
         self.stdout.write(
             f"\n{len(runs)} runs stored, {len(skipped)} skipped, {len(quarantined)} quarantined, {len(failed)} failed"
             f" in {elapsed_s:.0f} s"
+        )
+
+
+def _refuse_other_work_under_a_declared_id(spec: registry.UserWorkloadSpec) -> None:
+    """One id is one workload: a file declaring other work under a declared name would rank against its runs."""
+    differences = user_workload_differences(spec)
+    if differences:
+        fields = "; ".join(f"{field}: declared {declared!r}, this file {given!r}"
+                           for field, (declared, given) in differences.items())  # fmt: skip
+        raise ValueError(
+            f"{spec.id} is already declared (declare_workload or the API) for other work ({fields}); "
+            "one id is one workload: give this one another name"
         )
 
 
