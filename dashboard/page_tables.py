@@ -75,7 +75,7 @@ def _log_link(point, kind: str) -> str | None:
 
 def endpoint_points_table(points) -> Table:
     """An endpoint's points: the client's figures, goodput, and latency split into the server's own timing
-    (from its metrics) and the rest, transport and serialisation."""
+    (from its metrics) and the rest, transport and serialisation, with the stages the server's own time spans."""
     columns = [
         Column("Point", lambda p: p.index, "int"),
         Column("Concurrency (requests in flight)", lambda p: p.concurrency, "int"),
@@ -91,6 +91,8 @@ def endpoint_points_table(points) -> Table:
         Column("Server queue mean (ms)", lambda p: p.server_queue_mean_ms, "ms"),
         Column("Server compute mean (ms)", lambda p: p.server_compute_mean_ms, "ms"),
         Column("Server end-to-end mean (ms)", lambda p: p.server_e2e_mean_ms, "ms"),
+        Column("Server's own time mean (ms)", lambda p: p.server_own_time[0], "ms"),
+        Column("Server's own time spans", lambda p: " + ".join(p.server_own_time[1])),
         Column("Transport and serialisation mean (ms)", lambda p: p.transport_mean_ms, "ms"),
         Column(
             "Transport share (%)", lambda p: None if p.transport_share is None else 100 * p.transport_share, "number"

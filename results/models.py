@@ -142,6 +142,16 @@ class OperatingPoint(models.Model):
     def __str__(self):
         return f"batch {self.batch_size}: {self.throughput_per_s:.1f}/s, p99 {self.latency_p99_ms:.3f} ms"
 
+    @property
+    def server_own_time(self) -> tuple[float | None, list[str]]:
+        """An endpoint point's server time per request that its transport time is measured against (ms), and the
+        stages it spans: the server's end-to-end time, or the sum of the stages it times where it has none
+        (agents.harness.endpoints.metrics.TIMED_STAGES). Points stored before that rule state only their e2e."""
+        server = (self.details.get("endpoint") or {}).get("server") or {}
+        if "timed_ms_mean" in server:
+            return server["timed_ms_mean"], server["timed_stages"]
+        return self.server_e2e_mean_ms, ["e2e"] if self.server_e2e_mean_ms is not None else []
+
 
 class PublishedResult(models.Model):
     """Where an external run was published, and its published figure exactly as the result tree states it.

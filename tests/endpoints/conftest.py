@@ -1,8 +1,9 @@
-"""A real vLLM server (CPU build, tiny random-weight Llama made here) for the whole test session.
+"""Real engines for the whole test session: a vLLM server (CPU build, tiny random-weight Llama made here) and
+KServe's Python model server (a tiny linear model).
 
-It starts once (about a minute on 2 cores) on the first test that asks for it. Without the engine's
-environment (``make vllm-venv``) the tests skip with that command, except in CI (CI=true), where a missing
-or failing engine is a failure.
+Each starts once (vLLM in about a minute on 2 cores) on the first test that asks for it. Without the engine's
+environment (``make vllm-venv``, ``make kserve-venv``) the tests skip with that command, except in CI (CI=true),
+where a missing or failing engine is a failure.
 """
 
 import os
@@ -10,14 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.harness.endpoints.engines import engine_environment
-from agents.harness.endpoints.engines.vllm_cpu import (
-    SERVED_MODEL,
-    EngineUnavailable,
-    VllmServer,
-    make_tiny_llama,
-    start_vllm,
-)
+from agents.harness.endpoints.engines import EngineServer, EngineUnavailable
+from agents.harness.endpoints.engines.kserve_server import kserve_python, start_kserve_tiny
+from agents.harness.endpoints.engines.vllm_cpu import SERVED_MODEL, make_tiny_llama, start_vllm
 
 VLLM_PORT = int(os.environ.get("INFERLEDGER_TEST_VLLM_PORT", "18050"))
 IN_CI = os.environ.get("CI", "").lower() == "true"
@@ -29,7 +25,7 @@ def vllm_server(tmp_path_factory):
     # agents.harness.endpoints.engines.vllm_cpu DIR PORT`) instead of waiting for a fresh one.
     running = os.environ.get("INFERLEDGER_TEST_VLLM_URL")
     if running and not IN_CI:
-        yield VllmServer(None, running, Path(os.devnull), SERVED_MODEL)
+        yield EngineServer(None, running, Path(os.devnull), SERVED_MODEL)
         return
     directory = tmp_path_factory.mktemp("vllm")
     try:
@@ -44,40 +40,20 @@ def vllm_server(tmp_path_factory):
 
 
 KSERVE_PORT = int(os.environ.get("INFERLEDGER_TEST_KSERVE_PORT", "18055"))
-KSERVE_VENV = Path(os.environ.get("INFERLEDGER_KSERVE_VENV", Path(__file__).resolve().parents[2] / ".venv-kserve"))
 
 
 @pytest.fixture(scope="session")
 def kserve_server(tmp_path_factory):
     """KServe's Python model server (Open Inference Protocol v2) serving a tiny linear model, for the session."""
-    import subprocess
-    import time
-
-    import httpx
-
-    python = KSERVE_VENV / "bin" / "python"
-    if not python.exists():
+    try:
+        kserve_python()
+    except EngineUnavailable as exc:
         if IN_CI:
-            pytest.fail(f"CI=true and KServe's environment is missing at {KSERVE_VENV}", pytrace=False)
-        pytest.skip("KServe environment unavailable; run `make kserve-venv`")
-    log = (tmp_path_factory.mktemp("kserve") / "kserve.log").open("wb")
-    script = Path(__file__).resolve().parents[2] / "agents/harness/endpoints/engines/kserve_tiny.py"
-    command = [str(python), str(script), str(KSERVE_PORT), str(KSERVE_PORT + 1)]
-    process = subprocess.Popen(
-        command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=engine_environment()
-    )
-    url = f"http://127.0.0.1:{KSERVE_PORT}"
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and process.poll() is None:
-        try:
-            if httpx.get(f"{url}/v2/models/tiny-linear/ready", timeout=2).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.5)
-    else:
-        process.kill()
-        pytest.fail(f"KServe did not become ready (exit {process.poll()}); see {log.name}", pytrace=False)
-    yield url
-    process.terminate()
-    process.wait(timeout=30)
+            pytest.fail(f"CI=true and {exc}", pytrace=False)
+        pytest.skip(str(exc))
+    try:
+        server = start_kserve_tiny(KSERVE_PORT, tmp_path_factory.mktemp("kserve") / "kserve.log")
+    except EngineUnavailable as exc:
+        pytest.fail(str(exc), pytrace=False)
+    yield server
+    server.stop()

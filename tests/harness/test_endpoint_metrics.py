@@ -2,7 +2,7 @@
 
 import pytest
 
-from agents.harness.endpoints.metrics import parse_metrics, server_timing
+from agents.harness.endpoints.metrics import Scrape, parse_metrics, server_timing
 
 
 def vllm_text(requests: float, e2e_sum_s: float, queue_sum_s: float, tokens: float) -> str:
@@ -33,6 +33,7 @@ def test_vllm_timing_is_the_mean_over_the_requests_between_two_scrapes():
     timing = server_timing(before, after)
     assert timing["source"] == "vllm" and timing["requests"] == 20 and timing["generation_tokens"] == 320
     assert timing["e2e_ms_mean"] == pytest.approx(300.0) and timing["queue_ms_mean"] == pytest.approx(20.0)
+    assert timing["timed_stages"] == ["e2e"] and timing["timed_ms_mean"] == timing["e2e_ms_mean"]
 
 
 def test_triton_counters_of_microseconds_give_mean_queue_and_compute_time():
@@ -48,7 +49,20 @@ def test_triton_counters_of_microseconds_give_mean_queue_and_compute_time():
     timing = server_timing(parse_metrics(text(5, 500, 5000, 6000)), parse_metrics(text(15, 2500, 25000, 31000)))
     assert timing["source"] == "triton" and timing["requests"] == 10
     assert timing["queue_ms_mean"] == pytest.approx(0.2) and timing["compute_ms_mean"] == pytest.approx(2.0)
-    assert timing["e2e_ms_mean"] == pytest.approx(2.5)
+    assert timing["e2e_ms_mean"] == pytest.approx(2.5) and timing["timed_ms_mean"] == timing["e2e_ms_mean"]
+
+
+def test_stages_timed_over_different_requests_give_no_own_time_of_the_server():
+    # KServe's stages one after the other: a predict that raised is counted by predict, never by postprocess.
+    def kserve(requests: float, postprocessed: float) -> Scrape:
+        counts = {"preprocess": requests, "compute": requests, "postprocess": postprocessed}
+        sums_s = {"preprocess": 0.001 * requests, "compute": 0.01 * requests, "postprocess": 0.001 * postprocessed}
+        return Scrape("kserve", sums_s, counts, {"requests": requests})
+
+    whole = server_timing(kserve(10, 10), kserve(20, 20))
+    assert whole["requests"] == 10 and whole["timed_ms_mean"] == pytest.approx(12.0)
+    one_failed = server_timing(kserve(10, 10), kserve(20, 19))
+    assert one_failed["compute_ms_mean"] == pytest.approx(10.0) and one_failed["timed_ms_mean"] is None
 
 
 def test_a_server_without_known_metrics_gives_no_timing():

@@ -41,10 +41,10 @@ def endpoint_block(
     itl_ns = [gap for r in ok for gap in r.inter_token_ns()]
     server = server_timing(before, after)
     client_e2e_mean_ms = sum(e2e_ns) / len(e2e_ns) / NS_PER_MS if e2e_ns else None
-    server_e2e_mean_ms = (server or {}).get("e2e_ms_mean")
+    server_timed_mean_ms = (server or {}).get("timed_ms_mean")
     transport_ms = None
-    if client_e2e_mean_ms is not None and server_e2e_mean_ms is not None:
-        transport_ms = client_e2e_mean_ms - server_e2e_mean_ms
+    if client_e2e_mean_ms is not None and server_timed_mean_ms is not None:
+        transport_ms = client_e2e_mean_ms - server_timed_mean_ms
     if generative:
         slo_met = bool(ttft_ns and tpot_ns) and (
             percentile(sorted(ttft_ns), 0.99) <= settings.llm_ttft_latency_ms * NS_PER_MS
