@@ -3,8 +3,10 @@
 import asyncio
 import json
 
-import httpx
+import aiohttp
 import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestServer
 
 from agents.harness.endpoints.client import stream_openai
 from agents.harness.endpoints.engines.noop_server import NoopServer
@@ -105,11 +107,16 @@ def test_a_token_chunk_with_empty_text_counts_as_a_token(protocol):
     events = [{"choices": [choice(text)]} for text in texts]
     events.append({"choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": len(texts)}})
     body = "".join(f"data: {json.dumps(event)}\n\n" for event in events) + "data: [DONE]\n\n"
-    transport = httpx.MockTransport(lambda request: httpx.Response(200, text=body))
+
+    async def answer(request):
+        return web.Response(text=body, content_type="text/event-stream")
 
     async def one():
-        async with httpx.AsyncClient(transport=transport, base_url="http://server") as client:
-            return await stream_openai(client, endpoint(1, protocol=protocol, output_tokens=len(texts)), 0)
+        app = web.Application()
+        app.router.add_post("/v1/{path:.*}", answer)
+        async with TestServer(app, host="127.0.0.1") as server, aiohttp.ClientSession() as client:
+            base_url = str(server.make_url("")).rstrip("/")
+            return await stream_openai(client, base_url, endpoint(1, protocol=protocol, output_tokens=len(texts)), 0)
 
     record = asyncio.run(one())
     assert record.ok and record.completion_tokens == len(texts)

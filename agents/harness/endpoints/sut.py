@@ -14,14 +14,14 @@ import threading
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-import httpx
+import aiohttp
 import mlperf_loadgen as lg
 import numpy as np
 
 from .client import RequestRecord, request_function
 from .target import Endpoint
 
-# httpx logs every request's URL at INFO: a URL may carry a secret in its query (and benchmarks send thousands).
+# httpx (the metrics scrape, engines' readiness) logs every request's URL at INFO: a URL may carry a secret.
 logging.getLogger("httpx").setLevel(logging.WARNING)
 
 
@@ -39,6 +39,15 @@ class _Workload:
         return self.prompt_tokens_per_request
 
 
+def _split_credentials(url: str) -> tuple[str, aiohttp.BasicAuth | None]:
+    """The URL requests go to, without credentials, and the credentials as an auth header: no URL we send or
+    log carries them. The base keeps its path (a server behind a prefix) without a trailing slash."""
+    parts = urlsplit(url)
+    auth = aiohttp.BasicAuth(unquote(parts.username), unquote(parts.password or "")) if parts.username else None
+    base_url = urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2])).rstrip("/")
+    return base_url, auth
+
+
 class EndpointSUT:
     """An endpoint driven by LoadGen. ``records`` collects every request of the current test."""
 
@@ -51,7 +60,8 @@ class EndpointSUT:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="endpoint-client", daemon=True)
         self._thread.start()
-        self._client = self._call(self._make_client(timeout_s))
+        self._base_url, auth = _split_credentials(endpoint.url)
+        self._client = self._call(self._make_client(timeout_s, auth))
         self._limit: asyncio.Semaphore | None = None
         self._in_flight, self._count_lock = 0, threading.Lock()
         self._idle = threading.Event()
@@ -60,13 +70,10 @@ class EndpointSUT:
         self._buffer = np.zeros(1, dtype=np.int64)
         self._address = self._buffer.ctypes.data
 
-    async def _make_client(self, timeout_s: float) -> httpx.AsyncClient:
-        limits = httpx.Limits(max_connections=None, max_keepalive_connections=1024)
-        # Credentials in the URL go in an auth header, so no URL we send or httpx logs carries them.
-        parts = urlsplit(self.endpoint.url)
-        auth = httpx.BasicAuth(unquote(parts.username), unquote(parts.password or "")) if parts.username else None
-        base_url = urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
-        return httpx.AsyncClient(base_url=base_url, auth=auth, timeout=timeout_s, limits=limits)
+    @staticmethod
+    async def _make_client(timeout_s: float, auth: aiohttp.BasicAuth | None) -> aiohttp.ClientSession:
+        connector = aiohttp.TCPConnector(limit=0)  # no cap: the scenario decides how many are in flight
+        return aiohttp.ClientSession(connector=connector, auth=auth, timeout=aiohttp.ClientTimeout(total=timeout_s))
 
     def _call(self, coroutine):
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
@@ -92,7 +99,9 @@ class EndpointSUT:
                 if query_id is not None:
                     lg.FirstTokenComplete([self._response(query_id, 1)])
 
-            record = await self._request(self._client, self.endpoint, index, first if self.is_generative else None)
+            record = await self._request(
+                self._client, self._base_url, self.endpoint, index, first if self.is_generative else None
+            )
             if query_id is not None:
                 if self.is_generative and not first_reported:
                     lg.FirstTokenComplete([self._response(query_id, 1)])  # a failure still ends its query
@@ -134,7 +143,7 @@ class EndpointSUT:
 
             async def one(i):
                 async with limit:
-                    return await self._request(self._client, self.endpoint, start_index + i, None)
+                    return await self._request(self._client, self._base_url, self.endpoint, start_index + i, None)
 
             loop = asyncio.get_running_loop()
             began = loop.time()
@@ -145,7 +154,7 @@ class EndpointSUT:
 
     def close(self) -> None:
         async def shut():
-            await self._client.aclose()
+            await self._client.close()
             current = asyncio.current_task()
             pending = [task for task in asyncio.all_tasks() if task is not current]
             for task in pending:

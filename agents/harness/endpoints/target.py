@@ -41,7 +41,7 @@ class Endpoint:
     prompt_tokens: int = 128
     output_tokens: int = 64
     api_key: str = field(default="", repr=False)
-    # Prometheus metrics of the server (vLLM: <url>/metrics; Triton: port 8002); "" to not scrape.
+    # Prometheus metrics of the server (vLLM, KServe: <url>/metrics; Triton: port 8002); "" to not scrape.
     metrics_url: str = ""
     # vLLM's extension: generate exactly ``output_tokens`` (no early end of sequence), so every request
     # does the same work; servers that reject unknown fields can turn it off.

@@ -17,6 +17,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # TCP_NODELAY, as real servers set it: with Nagle on, each small chunk after the headers waits for the
+    # client's delayed ACK (about 40 ms on Linux), and the no-op server would measure that, not the client.
+    disable_nagle_algorithm = True
     api_key = ""
     flaky_count = [0]
 
@@ -101,3 +104,19 @@ class NoopServer:
     def __exit__(self, *exc) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+def main() -> None:
+    """Serve in a process of its own (``python -m agents.harness.endpoints.engines.noop_server PORT``), so that a
+    client measured against it does not share its interpreter lock or its CPU accounting."""
+    import sys
+    import time
+
+    with NoopServer(int(sys.argv[1])):
+        print("ready", flush=True)
+        while True:
+            time.sleep(3600)
+
+
+if __name__ == "__main__":
+    main()
