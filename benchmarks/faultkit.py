@@ -9,6 +9,7 @@ import glob
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -16,11 +17,28 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PG_PORT, REDIS_PORT = int(os.environ.get("FAULTS_PG_PORT", 55432)), int(os.environ.get("FAULTS_REDIS_PORT", 56379))
 
 
-def _run(argv: list[str], **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run(argv, check=True, capture_output=True, text=True, **kwargs)
+def free_port() -> int:
+    """A TCP port nothing listens on now: a fixed one collides with whatever else the host runs (a leftover
+    server of an earlier run, another checkout's tests)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def port_from_env(name: str) -> int:
+    return int(os.environ[name]) if os.environ.get(name) else free_port()
+
+
+def _run(argv: list[str], *, log: Path | None = None, **kwargs) -> subprocess.CompletedProcess:
+    """Run `argv`; on failure raise with its output and the tail of the server's `log`, which says why."""
+    done = subprocess.run(argv, capture_output=True, text=True, **kwargs)
+    if done.returncode != 0:
+        log_tail = log.read_text(errors="replace")[-2000:] if log is not None and log.exists() else ""
+        raise RuntimeError(f"{' '.join(argv)} exited {done.returncode}\n{done.stdout}{done.stderr}"
+                           + (f"\n--- {log} ---\n{log_tail}" if log_tail else ""))  # fmt: skip
+    return done
 
 
 def wait_until(predicate, *, timeout_s: float, interval_s: float = 0.2, what: str = "condition"):
@@ -36,11 +54,12 @@ def wait_until(predicate, *, timeout_s: float, interval_s: float = 0.2, what: st
 class PostgreSQL:
     """initdb + pg_ctl in a directory of our own; as root, run through `runuser -u postgres` (initdb refuses root)."""
 
-    def __init__(self, base: Path, port: int = PG_PORT):
+    def __init__(self, base: Path, port: int | None = None):
         found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
         bindir = Path(found[-1]).parent if found else Path(shutil.which("pg_ctl") or "pg_ctl").parent
         self.pg_ctl, self.initdb = str(bindir / "pg_ctl"), str(bindir / "initdb")
-        self.data, self.port, self.log = base / "pgdata", port, base / "postgres.log"
+        self.data, self.log = base / "pgdata", base / "postgres.log"
+        self.port = port or port_from_env("FAULTS_PG_PORT")
         self.as_postgres = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
 
     def url(self, name: str = "postgres") -> str:
@@ -54,10 +73,11 @@ class PostgreSQL:
 
     def start(self) -> None:
         options = f"-p {self.port} -k /tmp -c listen_addresses=127.0.0.1 -c fsync=off"
-        _run([*self.as_postgres, self.pg_ctl, "-D", str(self.data), "-l", str(self.log), "-o", options, "-w", "start"])
+        _run([*self.as_postgres, self.pg_ctl, "-D", str(self.data), "-l", str(self.log), "-o", options, "-w", "start"],
+             log=self.log)  # fmt: skip
 
     def stop(self) -> None:
-        _run([*self.as_postgres, self.pg_ctl, "-D", str(self.data), "-m", "fast", "-w", "stop"])
+        _run([*self.as_postgres, self.pg_ctl, "-D", str(self.data), "-m", "fast", "-w", "stop"], log=self.log)
 
     def create_database(self, name: str) -> None:
         import psycopg
@@ -70,8 +90,9 @@ class PostgreSQL:
 class Redis:
     """redis-server on its own port and directory; persistent = AOF with fsync always, else nothing saved."""
 
-    def __init__(self, base: Path, *, persistent: bool, port: int = REDIS_PORT):
-        self.dir, self.port, self.persistent = base / f"redis-{'aof' if persistent else 'none'}", port, persistent
+    def __init__(self, base: Path, *, persistent: bool, port: int | None = None):
+        self.dir, self.persistent = base / f"redis-{'aof' if persistent else 'none'}", persistent
+        self.port = port or port_from_env("FAULTS_REDIS_PORT")
         self.dir.mkdir(parents=True, exist_ok=True)
 
     def url(self, db: int = 0) -> str:
@@ -81,7 +102,7 @@ class Redis:
         persistence = ["--appendonly", "yes", "--appendfsync", "always"] if self.persistent else ["--appendonly", "no"]
         _run(["redis-server", "--daemonize", "yes", "--port", str(self.port), "--bind", "127.0.0.1", "--dir",
               str(self.dir), "--save", "", *persistence, "--pidfile", str(self.dir / "redis.pid"),
-              "--logfile", str(self.dir / "redis.log")])  # fmt: skip
+              "--logfile", str(self.dir / "redis.log")], log=self.dir / "redis.log")  # fmt: skip
         wait_until(self.ping, timeout_s=10, what="redis to answer")
 
     def ping(self) -> bool:

@@ -1,8 +1,8 @@
 """Fault injection on the production layout, with services of our own (issue 17): nothing lost, nothing twice.
 
-A PostgreSQL and a Redis of our own (ports 55432 / 56379, data in a temporary folder), a control worker
-with an embedded beat, supervised (restarted when it exits, as systemd's Restart=always does), and one
-agent running 1-item jobs (a tiny single-stream measurement each). Scenarios:
+A PostgreSQL and a Redis of our own (on free ports, or FAULTS_PG_PORT / FAULTS_REDIS_PORT; data in a temporary
+folder), a control worker with an embedded beat, supervised (restarted when it exits, as systemd's Restart=always
+does), and one agent running 1-item jobs (a tiny single-stream measurement each). Scenarios:
 
   pg-outage       PostgreSQL stopped OUTAGE_S while the jobs run and report  -> every run stored once
   redis-aof       Redis (AOF on) shut down and restarted during the jobs    -> every job ends, 0 lost
@@ -31,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.faultkit import PostgreSQL, Processes, Redis, wait_until  # noqa: E402
+from benchmarks.faultkit import PostgreSQL, Processes, Redis, port_from_env, wait_until  # noqa: E402
 
 SCENARIOS = ("pg-outage", "redis-aof", "redis-none", "agent-kill")
 DB_NAME, AGENT = "inferledger_faults", "fault-agent"
@@ -110,7 +110,7 @@ def _passes(figures: dict) -> bool:
     return ended and figures["extra_runs"] == 0
 
 
-def _scenario(name: str, base: Path, pg: PostgreSQL, *, jobs: int, outage_s: float) -> dict:
+def _scenario(name: str, base: Path, pg: PostgreSQL, redis_port: int, *, jobs: int, outage_s: float) -> dict:
     from agents.jobs import job_create
     from agents.models import Agent, ControlWorker, Job
     from agents.registry import agent_enroll
@@ -120,7 +120,7 @@ def _scenario(name: str, base: Path, pg: PostgreSQL, *, jobs: int, outage_s: flo
         model.objects.all().delete()
     log_dir = base / f"logs-{name}"
     log_dir.mkdir()
-    redis = Redis(base, persistent=name != "redis-none")
+    redis = Redis(base, persistent=name != "redis-none", port=redis_port)
     redis.start()
     # A job (a few seconds) must fit in the visibility timeout; the outage must too (control tasks wait it out).
     visibility_s = {"pg-outage": int(outage_s) + 60, "agent-kill": 6}.get(name, 20)
@@ -180,7 +180,8 @@ def main(argv=None) -> int:
     pg.start()
     try:
         pg.create_database(DB_NAME)
-        redis_url = Redis(base, persistent=False).url()
+        redis_port = port_from_env("FAULTS_REDIS_PORT")  # one port for every scenario: the broker URL names it
+        redis_url = Redis(base, persistent=False, port=redis_port).url()
         os.environ.update(DATABASE_URL=pg.url(DB_NAME), CELERY_BROKER_URL=redis_url, CONN_MAX_AGE="0",
                           DJANGO_SETTINGS_MODULE="inferledger.settings")  # fmt: skip
         os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))  # the control plane's; agents get none
@@ -196,7 +197,7 @@ def main(argv=None) -> int:
         load_accelerators()
         results = []
         for name in SCENARIOS if args.scenario == "all" else (args.scenario,):
-            figures = _scenario(name, base, pg, jobs=args.jobs, outage_s=args.outage_s)
+            figures = _scenario(name, base, pg, redis_port, jobs=args.jobs, outage_s=args.outage_s)
             figures["passed"] = _passes(figures)
             results.append(figures)
             print(json.dumps(figures), flush=True)

@@ -1,7 +1,7 @@
 """Fault injection against services of the tests' own (never the shared PostgreSQL and Redis): issue 17.
 
-They start their own Redis (and, through benchmarks/faults.py, their own PostgreSQL) on ports 56379-56389 /
-55432-55439, so they need redis-server and PostgreSQL's server binaries installed, as CI has them.
+They start their own Redis (and, through benchmarks/faults.py, their own PostgreSQL) on free ports of their own,
+so they need redis-server and PostgreSQL's server binaries installed, as CI has them.
 """
 
 import json
@@ -35,7 +35,7 @@ def test_it_keeps_a_worker_holding_a_countdown_message_alive_across_a_redis_rest
     # 'hostname')" from kombu's restore of the held message, and the worker exited, 4 times out of 4.
     from inferledger.celery import app
 
-    redis = Redis(tmp_path, persistent=True, port=56381)
+    redis = Redis(tmp_path, persistent=True)
     redis.start()
     worker = _worker(tmp_path, redis.url())
     log = tmp_path / "worker.log"
