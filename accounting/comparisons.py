@@ -3,8 +3,9 @@
 An answer compares the same work, like with like: both sets must be runs of ONE workload (a comparison
 across workloads is refused, naming both), both sides are costed under ONE SLA, and in ONE scenario that
 both sets measured (a server run is never paired with a single-stream run; sets with no scenario in common
-are refused, naming what each measured). Where they share several scenarios, the pair is the scenario in
-which the before set is cheapest (how it would be deployed today), the after set doing the same work.
+are refused, naming what each measured). Where they share several scenarios, the pair is the one asked for
+(`scenario`), else the scenario in which the before set is cheapest (how it would be deployed today), the
+after set doing the same work; the answer lists the scenarios both sets measured, so another can be asked for.
 Cost per million of a side: the cheapest of its runs in that scenario at the point operating_points.choose
 picks (highest throughput in the workload's unit, under the SLA when one is given), priced with the
 cheapest offering of the kind in force (offerings.offer_at_point).
@@ -55,6 +56,7 @@ class Comparison:
     workload: Workload
     sla: Sla
     scenario: str
+    shared_scenarios: tuple[str, ...]
     before: SideCost
     after: SideCost
     annual_savings_usd: Decimal
@@ -90,30 +92,47 @@ def _by_scenario(runs: list[BenchmarkRun]) -> dict[str, list[BenchmarkRun]]:
     return grouped
 
 
+def shared_scenarios(before: list[BenchmarkRun], after: list[BenchmarkRun]) -> tuple[str, ...]:
+    """The scenarios both run sets measured, sorted."""
+    return tuple(sorted({run.scenario for run in before} & {run.scenario for run in after}))
+
+
 def paired_sides(
-    before: list[BenchmarkRun], after: list[BenchmarkRun], *, workload: Workload, price_kind: str, sla: Sla, at=None
+    before: list[BenchmarkRun],
+    after: list[BenchmarkRun],
+    *,
+    workload: Workload,
+    price_kind: str,
+    sla: Sla,
+    at=None,
+    scenario: str | None = None,
 ) -> tuple[str, SideCost, SideCost]:
-    """(scenario, before, after): both sides costed doing the same work (module docstring)."""
+    """(scenario, before, after): both sides costed doing the same work, in `scenario` when one is asked for
+    (module docstring)."""
     scenarios = {"before": _by_scenario(before), "after": _by_scenario(after)}
-    common = sorted(scenarios["before"].keys() & scenarios["after"].keys())
+    common = list(shared_scenarios(before, after))
     if not common:
         raise ComparisonError(
             "scenario",
             f"the run sets measure no scenario in common: before has {', '.join(sorted(scenarios['before']))}, "
             f"after has {', '.join(sorted(scenarios['after']))}; measure both in one scenario",
         )
+    if scenario and scenario not in common:
+        raise ComparisonError(
+            "scenario", f"the run sets did not both measure {scenario!r}; the scenarios they share: {', '.join(common)}"
+        )
     pairs, missing = [], {}
-    for scenario in common:
+    for name in [scenario] if scenario else common:
         costed = {
-            side: _cheapest(scenarios[side][scenario], workload=workload, price_kind=price_kind, sla=sla, at=at)
+            side: _cheapest(scenarios[side][name], workload=workload, price_kind=price_kind, sla=sla, at=at)
             for side in ("before", "after")
         }
         if costed["before"] is None or costed["after"] is None:
             for side in ("before", "after"):
                 if costed[side] is None:
-                    missing.setdefault(side, []).append(scenario)
+                    missing.setdefault(side, []).append(name)
             continue
-        pairs.append((scenario, costed["before"], costed["after"]))
+        pairs.append((name, costed["before"], costed["after"]))
     if not pairs:
         side, where = next(iter(sorted(missing.items())))
         raise ComparisonError(
@@ -179,6 +198,7 @@ def compare(
     ttft_p99_ms=None,
     tpot_p99_ms=None,
     at=None,
+    scenario: str | None = None,
 ) -> Comparison:
     workload = common_workload(before, after)
     try:
@@ -186,7 +206,7 @@ def compare(
     except policy.ParameterError as exc:
         raise ComparisonError(exc.field, str(exc)) from None
     scenario, cost_before, cost_after = paired_sides(
-        before, after, workload=workload, price_kind=price_kind, sla=sla, at=at
+        before, after, workload=workload, price_kind=price_kind, sla=sla, at=at, scenario=scenario
     )
     savings = costing.annual_savings(
         cost_per_million_before=cost_before.cost_per_million_usd,
@@ -194,4 +214,5 @@ def compare(
         annual_volume=annual_volume,
     )
     label, explanation = verdict(cost_before, cost_after, after_runs=after)
-    return Comparison(workload, sla, scenario, cost_before, cost_after, savings, label, explanation)
+    shared = shared_scenarios(before, after)
+    return Comparison(workload, sla, scenario, shared, cost_before, cost_after, savings, label, explanation)

@@ -138,10 +138,21 @@ class CompareForm(ShowsAppliedValues):
     tpot_p99_ms = _bound("LLM TPOT p99 (ms)")
     price_kind = forms.ChoiceField(choices=PriceKind.choices, initial=PriceKind.CLOUD_ON_DEMAND)
     annual_volume = forms.IntegerField(label="Annual volume (units of work)", min_value=1, initial=1_000_000_000)
+    scenario = forms.ChoiceField(choices=(), required=False)
 
-    def __init__(self, data, *, accelerators, **kwargs):
+    def __init__(self, data, *, accelerators, scenarios=(), **kwargs):
         super().__init__(data, **kwargs)
         self.fields["accelerator"].choices = [("", "cheapest of each set")] + [(a.pk, str(a)) for a in accelerators]
+        self.fields["scenario"].choices = [("", AUTO_SCENARIO)] + [(name, name) for name in scenarios]
+
+    def show_applied_scenario(self, applied: str) -> None:
+        """With no scenario asked for, the automatic choice names the scenario it applied."""
+        if not self.cleaned_data.get("scenario"):
+            choices = self.fields["scenario"].choices
+            self.fields["scenario"].choices = [("", f"{applied} ({AUTO_SCENARIO})")] + list(choices)[1:]
+
+
+AUTO_SCENARIO = "where the before set is cheapest"
 
 
 class EnqueueForm(forms.Form):

@@ -254,6 +254,10 @@ def configuration_runs(*, workload: str, backend: str, precision: str, accelerat
     return list(latest.select_related("accelerator", "accelerator__priced_as", "agent").prefetch_related("points"))
 
 
+def measured_scenarios() -> list[str]:
+    return sorted(set(BenchmarkRun.objects.measured().values_list("scenario", flat=True).distinct()))
+
+
 def measured_accelerators() -> list[Accelerator]:
     return list(
         Accelerator.objects.filter(pk__in=BenchmarkRun.objects.values("accelerator_id")).order_by("vendor", "model")

@@ -333,8 +333,8 @@ def trends(request):
 @login_required
 def compare(request):
     """Two run sets of one workload, compared by accounting.comparisons (the API's rules)."""
-    accelerators = selectors.measured_accelerators()
-    form = CompareForm(request.GET, accelerators=accelerators)
+    accelerators, scenarios = selectors.measured_accelerators(), selectors.measured_scenarios()
+    form = CompareForm(request.GET, accelerators=accelerators, scenarios=scenarios)
     context = {"form": form, "sides": None}
     tables = []
     csv_context = None
@@ -344,8 +344,11 @@ def compare(request):
         if workload is not None:
             context.update(_comparison(data, workload, sla))
             context["form"] = _showing_applied_sla(
-                request, form, sla, lambda shown: CompareForm(shown, accelerators=accelerators)
+                request, form, sla, lambda shown: CompareForm(shown, accelerators=accelerators, scenarios=scenarios)
             )
+            if context.get("scenario") and context["form"].is_valid():
+                context["form"].show_applied_scenario(context["scenario"])
+                context["scenario_links"] = _scenario_links(request, context["shared_scenarios"], context["scenario"])
             tables.append(page_tables.compare_table(context["sides"]))
             csv_context = export_context(
                 workload=workload.id,
@@ -355,6 +358,16 @@ def compare(request):
             )
     return _page(request, "dashboard/compare.html", context, tables=tables, filename="compare",
                  export_context=csv_context)  # fmt: skip
+
+
+def _scenario_links(request, shared: tuple[str, ...], applied: str) -> list[dict]:
+    """Each scenario both sets measured, a link to this comparison in it: another scenario is one click away."""
+    links = []
+    for name in shared:
+        query = request.GET.copy()
+        query["scenario"] = name
+        links.append({"name": name, "url": f"?{query.urlencode()}", "applied": name == applied})
+    return links
 
 
 def _comparison(data, workload, sla) -> dict:
@@ -375,7 +388,7 @@ def _comparison(data, workload, sla) -> dict:
             result = comparisons.compare(
                 before=run_sets["before"], after=run_sets["after"], price_kind=data["price_kind"],
                 annual_volume=data["annual_volume"], sla_p99_ms=sla.p99_ms, ttft_p99_ms=sla.ttft_p99_ms,
-                tpot_p99_ms=sla.tpot_p99_ms,
+                tpot_p99_ms=sla.tpot_p99_ms, scenario=data.get("scenario") or None,
             )  # fmt: skip
         except comparisons.ComparisonError as exc:
             reasons = {exc.field if exc.field in labels else "before": str(exc)}
@@ -390,6 +403,7 @@ def _comparison(data, workload, sla) -> dict:
         before_usd, after_usd = result.before.cost_per_million_usd, result.after.cost_per_million_usd
         context["verdict"], context["verdict_explanation"] = result.verdict, result.explanation
         context["scenario"] = result.scenario
+        context["shared_scenarios"] = result.shared_scenarios
         context["savings_usd"] = result.annual_savings_usd
         context["change_fraction"] = (after_usd - before_usd) / before_usd if before_usd else None
         context["chart"] = figures.render(

@@ -99,6 +99,11 @@ class ComparisonRequestSerializer(serializers.Serializer):
     ttft_p99_ms = latency_bound("LLM workloads: TTFT p99 bound.")
     tpot_p99_ms = latency_bound("LLM workloads: TPOT p99 bound.")
     as_of = AsOfField(required=False)
+    scenario = serializers.CharField(
+        required=False, max_length=32,
+        help_text="The scenario to compare in; both sets must have measured it. Default: the shared scenario in "
+        "which the before set is cheapest.",
+    )  # fmt: skip
 
 
 class ComparisonSideSerializer(serializers.Serializer):
@@ -115,6 +120,9 @@ class ComparisonResponseSerializer(serializers.Serializer):
     workload = WorkloadSerializer()
     sla = SlaSerializer()
     scenario = serializers.CharField(help_text="The one scenario both sides are costed in (like with like).")
+    shared_scenarios = serializers.ListField(
+        child=serializers.CharField(), help_text="Every scenario both sets measured (each can be asked for)."
+    )
     currency = serializers.CharField()
     before = ComparisonSideSerializer()
     after = ComparisonSideSerializer()

@@ -77,7 +77,7 @@ class ComparisonView(APIView):
                 before=_runs(data["before"], "before"), after=_runs(data["after"], "after"),
                 price_kind=data["price_kind"], annual_volume=data["annual_volume"],
                 sla_p99_ms=data.get("sla_p99_ms"), ttft_p99_ms=data.get("ttft_p99_ms"),
-                tpot_p99_ms=data.get("tpot_p99_ms"), at=data.get("as_of"),
+                tpot_p99_ms=data.get("tpot_p99_ms"), at=data.get("as_of"), scenario=data.get("scenario"),
             )  # fmt: skip
         body = {"currency": "USD", **result.__dict__}
         return Response(ComparisonResponseSerializer(body).data)

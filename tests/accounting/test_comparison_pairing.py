@@ -77,3 +77,47 @@ def test_it_refuses_sets_with_no_scenario_in_common_and_says_so(api, gpu, make_r
     assert response.status_code == 400
     message = str(response.data["scenario"])
     assert "no scenario in common" in message and "server" in message and "single-stream" in message
+
+
+def test_it_compares_in_the_scenario_asked_for_and_lists_the_shared_ones(api, gpu, make_run):
+    # Both sets measured server and single-stream; server is where the before set is cheapest.
+    runs = {
+        (scenario, precision): _run(
+            make_run,
+            gpu,
+            scenario=scenario,
+            precision=precision,
+            batch_size=8,
+            throughput_per_s=throughput_per_s,
+            p99_ms=2.0,
+        )  # fmt: skip
+        for scenario, precision, throughput_per_s in (
+            ("server", "fp32", 5000),
+            ("single-stream", "fp32", 400),
+            ("server", "int8", 5200),
+            ("single-stream", "int8", 900),
+        )  # fmt: skip
+    }
+    before = [runs["server", "fp32"], runs["single-stream", "fp32"]]
+    after = [runs["server", "int8"], runs["single-stream", "int8"]]
+
+    default = api.post("/api/v1/comparisons/", _body(before, after), format="json")
+    asked = api.post("/api/v1/comparisons/", _body(before, after) | {"scenario": "single-stream"}, format="json")
+
+    assert default.status_code == 200 and asked.status_code == 200, (default.data, asked.data)
+    assert default.data["scenario"] == "server"
+    assert default.data["shared_scenarios"] == asked.data["shared_scenarios"] == ["server", "single-stream"]
+    assert asked.data["scenario"] == "single-stream"
+    assert asked.data["before"]["run"] == str(runs["single-stream", "fp32"].pk)
+    assert asked.data["after"]["run"] == str(runs["single-stream", "int8"].pk)
+
+
+def test_it_refuses_a_scenario_one_set_did_not_measure_naming_the_shared_ones(api, gpu, make_run):
+    fp32 = _run(make_run, gpu, scenario="server", precision="fp32", throughput_per_s=5000, p99_ms=2.8, batch_size=32)
+    int8 = _run(make_run, gpu, scenario="server", precision="int8", throughput_per_s=5200, p99_ms=2.0, batch_size=32)
+
+    response = api.post("/api/v1/comparisons/", _body([fp32], [int8]) | {"scenario": "offline"}, format="json")
+
+    assert response.status_code == 400
+    message = str(response.data["scenario"])
+    assert "'offline'" in message and "they share: server" in message

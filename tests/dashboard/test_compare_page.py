@@ -57,3 +57,25 @@ def test_it_says_when_the_sets_share_no_scenario(logged_in, make_accelerator, ma
     page = logged_in.get(QUERY).content.decode()
     assert "cannot compare" in page and "no scenario in common" in page
     assert 'id="verdict"' not in page
+
+
+def test_its_scenario_control_names_the_applied_scenario_and_links_the_others(
+    logged_in,
+    make_accelerator,
+    make_price,
+    make_run,  # noqa: F811
+):
+    cpu = make_accelerator("Compare CPU", vendor="AMD", kind="cpu", tdp_w=100)
+    make_price(cpu, "0.10")
+    for scenario, fp32_per_s, int8_per_s in (("server", 9000, 9500), ("single-stream", 400, 900)):
+        _tabular(make_run, cpu, scenario=scenario, precision="fp32", throughput_per_s=fp32_per_s, p99_ms=2.0)
+        _tabular(make_run, cpu, scenario=scenario, precision="int8", throughput_per_s=int8_per_s, p99_ms=2.0)
+
+    page = logged_in.get(QUERY).content.decode()
+    assert "both sides in the <strong>server</strong> scenario" in page
+    assert '<option value="" selected>server (where the before set is cheapest)</option>' in page
+    assert "<strong>server</strong> (shown)" in page and "scenario=single-stream" in page
+
+    asked = logged_in.get(QUERY + "&scenario=single-stream").content.decode()
+    assert "both sides in the <strong>single-stream</strong> scenario" in asked
+    assert '<option value="single-stream" selected>single-stream</option>' in asked
