@@ -12,6 +12,7 @@ basis): the SLA series of the same accelerator that move because of the same run
 """
 
 import statistics
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django.conf import settings
@@ -39,21 +40,44 @@ def previous_snapshots(snapshot: CostSnapshot, window: int) -> list[CostSnapshot
     return list(rows.order_by("-effective_at", "-pk")[:window])
 
 
-def check_regression(snapshot: CostSnapshot) -> CostAlarm | None:
-    """Raise (once) an alarm if the snapshot exceeds the trailing median by more than the threshold."""
+@dataclass(frozen=True)
+class Regression:
+    """A rise the rules call a regression: the snapshot against the median snapshot of its history."""
+
+    baseline: CostSnapshot
+    change: Decimal
+    history_count: int
+
+
+def regression_of(snapshot: CostSnapshot) -> Regression | str:
+    """The regression the snapshot shows under the current rules, or, in words, why it shows none."""
     window, threshold = alarm_window(), alarm_threshold()
     history = previous_snapshots(snapshot, window)
     if not history:
-        return None
+        return "its series has no earlier snapshot"
     median = statistics.median_low(s.cost_per_million_usd for s in history)
     if median <= 0:
-        return None
+        return "the trailing median is not a positive cost"
     change = (snapshot.cost_per_million_usd - median) / median
     if change <= threshold:
-        return None
+        return f"{change:+.1%} against the trailing median is within the {threshold:.0%} threshold"
     baseline = next(s for s in history if s.cost_per_million_usd == median)
-    if _within_measured_noise(baseline, snapshot):
+    noise = _measured_noise_covering(baseline, snapshot)
+    if noise is not None:
+        moved = abs(snapshot.throughput_per_s - baseline.throughput_per_s) / baseline.throughput_per_s
+        return (
+            f"the throughput moved {moved:.1%}, within its measured noise of {noise:.1%} (the spread of each "
+            "point's rounds), at an unchanged hourly cost"
+        )
+    return Regression(baseline, change, len(history))
+
+
+def check_regression(snapshot: CostSnapshot) -> CostAlarm | None:
+    """Raise (once) an alarm if the snapshot exceeds the trailing median by more than the threshold."""
+    regression = regression_of(snapshot)
+    if isinstance(regression, str):
         return None
+    baseline = regression.baseline
     if _alarm_for_the_same_change(baseline, snapshot) is not None:
         return None  # already raised on this accelerator's series under another SLA
     explained = attribute(CostState.of_snapshot(baseline), CostState.of_snapshot(snapshot))
@@ -68,11 +92,11 @@ def check_regression(snapshot: CostSnapshot) -> CostAlarm | None:
             return CostAlarm.objects.create(
                 snapshot=snapshot,
                 baseline=baseline,
-                window_size=window,
-                threshold_fraction=threshold,
-                change_fraction=change.quantize(Decimal("0.000001")),
+                window_size=alarm_window(),
+                threshold_fraction=alarm_threshold(),
+                change_fraction=regression.change.quantize(Decimal("0.000001")),
                 attribution=attribution,
-                explanation=_sentence(snapshot, baseline, change, explained, len(history)),
+                explanation=_sentence(snapshot, baseline, regression.change, explained, regression.history_count),
             )
     except IntegrityError:
         return CostAlarm.objects.filter(snapshot=snapshot).first()
@@ -85,23 +109,33 @@ def _hourly_usd(snapshot):
     )  # fmt: skip
 
 
-def _within_measured_noise(baseline: CostSnapshot, snapshot: CostSnapshot) -> bool:
+def _measured_noise_covering(baseline: CostSnapshot, snapshot: CostSnapshot) -> float | None:
+    """The measured noise of the two points when the change lies within it (accounting.noise), else None."""
     noise = throughput_noise(
         point_rounds(baseline.run, baseline.point.index), point_rounds(snapshot.run, snapshot.point.index)
     )
-    return within_noise(
+    covered = within_noise(
         baseline_throughput_per_s=baseline.throughput_per_s,
         throughput_per_s=snapshot.throughput_per_s,
         baseline_usd_per_hour=_hourly_usd(baseline),
         usd_per_hour=_hourly_usd(snapshot),
         noise_fraction=noise,
     )
+    return noise if covered else None
 
 
 def _alarm_for_the_same_change(baseline: CostSnapshot, snapshot: CostSnapshot) -> CostAlarm | None:
-    """An alarm already raised for this change on the same workload, accelerator and cost basis: for a price
-    change, the same old and new price rows (whichever run or SLA series); otherwise the same runs too."""
+    """The first alarm in force (in judging order) raised for this change by another snapshot."""
+    others = _alarms_for_the_same_change(baseline, snapshot).select_related("snapshot")
+    return min(others, key=lambda alarm: _one_per_change_order(alarm.snapshot), default=None)
+
+
+def _alarms_for_the_same_change(baseline: CostSnapshot, snapshot: CostSnapshot):
+    """Alarms in force for this change on the same workload, accelerator and cost basis, but the snapshot's own:
+    for a price change, the same old and new price rows (whichever run or SLA series); otherwise the same runs
+    too."""
     same = CostAlarm.objects.filter(
+        withdrawn_at__isnull=True,
         snapshot__workload_name=snapshot.workload_name,
         snapshot__accelerator_id=snapshot.accelerator_id,
         snapshot__price_kind=snapshot.price_kind,
@@ -111,7 +145,13 @@ def _alarm_for_the_same_change(baseline: CostSnapshot, snapshot: CostSnapshot) -
     )
     if baseline.price_id == snapshot.price_id:  # not a price change: the change is the runs'
         same = same.filter(snapshot__run_id=snapshot.run_id, baseline__run_id=baseline.run_id)
-    return same.exclude(snapshot=snapshot).first()
+    return same.exclude(snapshot=snapshot)
+
+
+def _one_per_change_order(snapshot: CostSnapshot):
+    """The order in which snapshots are judged: by time, and the no-SLA series first, so that one change's one
+    alarm lands on the series the trends page shows by default (best throughput, no SLA)."""
+    return (snapshot.effective_at, snapshot.sla_p99_ms is not None, snapshot.pk)
 
 
 def _sentence(snapshot, baseline, change, explained, count) -> str:
@@ -130,11 +170,35 @@ def _sentence(snapshot, baseline, change, explained, count) -> str:
 
 
 def check_regressions(snapshots: list[CostSnapshot]) -> list[CostAlarm]:
-    # The no-SLA series first: one change raises one alarm, and it lands on the series the trends page
-    # shows by default (best throughput, no SLA).
-    order = sorted(snapshots, key=lambda s: (s.effective_at, s.sla_p99_ms is not None, s.pk))
+    order = sorted(snapshots, key=_one_per_change_order)
     alarms = [check_regression(snapshot) for snapshot in order]
     return [alarm for alarm in alarms if alarm is not None]
+
+
+def recheck_open_alarms(*, now=None) -> list[CostAlarm]:
+    """Judge each open alarm again under the rules in force, and withdraw (never delete) those they no longer
+    raise: a rise within the threshold or the measured noise (alarms raised when costs were rounded to four
+    decimals, or before noise was measured), or a second alarm for one change. Returns the withdrawn alarms,
+    their reasons in `withdrawn_reason`. Acknowledged alarms are left as a person saw them."""
+    now = now or timezone.now()
+    open_alarms = CostAlarm.objects.filter(acknowledged_at__isnull=True, withdrawn_at__isnull=True)
+    alarms = sorted(open_alarms.select_related("snapshot", "baseline"), key=lambda a: _one_per_change_order(a.snapshot))
+    withdrawn = []
+    for alarm in alarms:
+        regression = regression_of(alarm.snapshot)
+        if isinstance(regression, str):
+            reason = f"not a regression under the current rules: {regression}"
+        else:
+            earlier = _alarm_for_the_same_change(regression.baseline, alarm.snapshot)
+            if earlier is None or _one_per_change_order(earlier.snapshot) > _one_per_change_order(alarm.snapshot):
+                continue
+            reason = f"the same change as alarm {earlier.pk}: one change raises one alarm per cost basis"
+        with transaction.atomic():
+            updated = CostAlarm.objects.filter(pk=alarm.pk, acknowledged_at__isnull=True, withdrawn_at__isnull=True)
+            if updated.update(withdrawn_at=now, withdrawn_reason=reason):
+                alarm.withdrawn_at, alarm.withdrawn_reason = now, reason
+                withdrawn.append(alarm)
+    return withdrawn
 
 
 def acknowledge(alarm: CostAlarm, *, user) -> CostAlarm:

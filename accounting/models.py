@@ -115,6 +115,10 @@ class CostAlarm(models.Model):
     acknowledged_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # Set by accounting.alarms.recheck_open_alarms when the rules in force no longer raise the alarm: kept, not
+    # deleted, so what was once shown stays traceable.
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+    withdrawn_reason = models.TextField(blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -186,7 +186,7 @@ def snapshots_table(snapshots) -> Table:
         Column("p99 (ms)", lambda s: s.latency_p99_ms, "ms"),
         Column("Total (USD/h)", lambda s: s.total_usd_per_hour, "usd"),
         Column("Cost per 1M (USD)", lambda s: s.cost_per_million_usd, "usd"),
-        Column("Alarm", lambda s: "yes" if getattr(s, "alarm", None) else ""),
+        Column("Alarm", _snapshot_alarm),
     ]
     rows = list(reversed(snapshots))
     return Table(
@@ -245,6 +245,13 @@ def ranking_table(ranking) -> Table:
         empty="No runs yet for this model class: run `make run` or enqueue a job.",
         muted=lambda r: not r["feasible"],
     )
+
+
+def _snapshot_alarm(snapshot) -> str:
+    alarm = getattr(snapshot, "alarm", None)
+    if alarm is None:
+        return ""
+    return f"withdrawn: {alarm.withdrawn_reason}" if alarm.withdrawn_at else "yes"
 
 
 def alarms_table(alarms) -> Table:

@@ -157,7 +157,7 @@ def snapshot_label(snapshot: CostSnapshot, *, with_accelerator: bool) -> str:
 
 def open_alarms(limit: int = 10) -> list[CostAlarm]:
     return list(
-        CostAlarm.objects.filter(acknowledged_at__isnull=True)
+        CostAlarm.objects.filter(acknowledged_at__isnull=True, withdrawn_at__isnull=True)
         .select_related("snapshot", "snapshot__accelerator", "snapshot__run__agent", "snapshot__run__published")
         .defer(*(f"snapshot__run__{name}" for name in _HEAVY_RUN_FIELDS))
         .order_by("-created_at", "-id")[:limit]
@@ -226,7 +226,7 @@ def trends_page(*, workload, price_kind, sla_p99_ms, accelerator_ids=None, workl
     marks = []
     for snapshot in rows:
         alarm = getattr(snapshot, "alarm", None)
-        if alarm is not None:
+        if alarm is not None and alarm.withdrawn_at is None:
             label = snapshot_label(snapshot, with_accelerator=True)
             hover = f"{label}<br>{alarm_hover(alarm)}"
             marks.append(

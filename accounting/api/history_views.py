@@ -119,18 +119,27 @@ class CostAlarmSerializer(serializers.ModelSerializer):
             "sla_tpot_p99_ms", "cost_basis", "price_kind", "utilization", "cost_per_million_usd",
             "baseline_cost_per_million_usd", "change_fraction", "threshold_fraction", "window_size", "attribution",
             "explanation", "run", "baseline_run", "price", "baseline_price", "created_at", "acknowledged_at",
-            "acknowledged_by",
+            "acknowledged_by", "withdrawn_at", "withdrawn_reason",
         ]  # fmt: skip
         read_only_fields = fields
 
 
 @extend_schema_view(
     list=extend_schema(
-        parameters=[OpenApiParameter("acknowledged", bool, description="false: open alarms; true: acknowledged ones")]
+        parameters=[
+            OpenApiParameter("acknowledged", bool, description="false: open alarms; true: acknowledged ones"),
+            OpenApiParameter(
+                "withdrawn",
+                bool,
+                description="true: alarms the current rules no longer raise (manage.py "
+                "recheck_alarms), with `withdrawn_reason`; false: the rest. Default: both.",
+            ),
+        ]
     )
 )
 class CostAlarmViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    """Regression alarms, newest first; `?acknowledged=false` for open ones. Staff acknowledge them."""
+    """Regression alarms, newest first; `?acknowledged=false` for open ones (neither acknowledged nor
+    withdrawn). Staff acknowledge them."""
 
     queryset = CostAlarm.objects.select_related("snapshot", "baseline").order_by("-created_at", "-id")
     serializer_class = CostAlarmSerializer
@@ -138,9 +147,14 @@ class CostAlarmViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
 
     def get_queryset(self):
         queryset = super().get_queryset()
-        flag = self.request.query_params.get("acknowledged")
-        if flag in ("true", "false"):
-            queryset = queryset.filter(acknowledged_at__isnull=flag == "false")
+        acknowledged = self.request.query_params.get("acknowledged")
+        if acknowledged in ("true", "false"):
+            queryset = queryset.filter(acknowledged_at__isnull=acknowledged == "false")
+        withdrawn = self.request.query_params.get("withdrawn")
+        if withdrawn in ("true", "false"):
+            queryset = queryset.filter(withdrawn_at__isnull=withdrawn == "false")
+        elif acknowledged == "false":
+            queryset = queryset.filter(withdrawn_at__isnull=True)  # open: nobody needs to act on a withdrawn one
         return queryset
 
     @extend_schema(request=None, responses={200: CostAlarmSerializer, 403: OpenApiResponse(description="Not staff")})

@@ -1,0 +1,18 @@
+from django.core.management.base import BaseCommand
+
+from accounting.alarms import recheck_open_alarms
+
+
+class Command(BaseCommand):
+    help = (
+        "Judge every open alarm again under the rules in force and withdraw (not delete) those they no longer "
+        "raise: a rise within the threshold or the measured noise, or a second alarm for one change. Run it after "
+        "an upgrade that changes the rules (accounting 0004 stored costs to 12 decimals: alarms raised by the "
+        "old 4-decimal rounding are withdrawn). Idempotent."
+    )
+
+    def handle(self, *args, **options):
+        withdrawn = recheck_open_alarms()
+        for alarm in withdrawn:
+            self.stdout.write(f"alarm {alarm.pk} withdrawn: {alarm.withdrawn_reason}")
+        self.stdout.write(f"{len(withdrawn)} alarm(s) withdrawn")
