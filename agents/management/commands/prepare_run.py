@@ -5,7 +5,8 @@ from django.core.management.base import BaseCommand
 class Command(BaseCommand):
     help = (
         "Everything `make run` does before serving, in one process (one Django start-up instead of six): "
-        "migrate, load the catalog and the shipped published results, collect static files, queue the quick "
+        "migrate, load the catalog and the shipped published results, withdraw open alarms the rules in force no "
+        "longer raise (recheck_alarms: a database kept from an earlier release), collect static files, queue the quick "
         "suite once for the built-in local agent, and print the demo user's token."
     )
 
@@ -16,6 +17,7 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, verbosity=1)
         call_command("load_catalog")
         call_command("load_published_results")
+        call_command("recheck_alarms")
         call_command("collectstatic", interactive=False, verbosity=0)
         call_command("enqueue", suite="quick", once=True)
         call_command("demo_token", base_url=base_url)
