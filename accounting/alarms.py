@@ -47,6 +47,8 @@ class Regression:
     baseline: CostSnapshot
     change: Decimal
     history_count: int
+    window: int
+    threshold: Decimal
 
 
 def regression_of(snapshot: CostSnapshot) -> Regression | str:
@@ -69,7 +71,7 @@ def regression_of(snapshot: CostSnapshot) -> Regression | str:
             f"the throughput moved {moved:.1%}, within its measured noise of {noise:.1%} (the spread of each "
             "point's rounds), at an unchanged hourly cost"
         )
-    return Regression(baseline, change, len(history))
+    return Regression(baseline, change, len(history), window, threshold)
 
 
 def check_regression(snapshot: CostSnapshot) -> CostAlarm | None:
@@ -78,7 +80,7 @@ def check_regression(snapshot: CostSnapshot) -> CostAlarm | None:
     if isinstance(regression, str):
         return None
     baseline = regression.baseline
-    if _alarm_for_the_same_change(baseline, snapshot) is not None:
+    if _alarms_for_the_same_change(baseline, snapshot).exists():
         return None  # already raised on this accelerator's series under another SLA
     explained = attribute(CostState.of_snapshot(baseline), CostState.of_snapshot(snapshot))
     attribution = explained.as_dict() | {
@@ -92,8 +94,8 @@ def check_regression(snapshot: CostSnapshot) -> CostAlarm | None:
             return CostAlarm.objects.create(
                 snapshot=snapshot,
                 baseline=baseline,
-                window_size=alarm_window(),
-                threshold_fraction=alarm_threshold(),
+                window_size=regression.window,
+                threshold_fraction=regression.threshold,
                 change_fraction=regression.change.quantize(Decimal("0.000001")),
                 attribution=attribution,
                 explanation=_sentence(snapshot, baseline, regression.change, explained, regression.history_count),
@@ -182,7 +184,7 @@ def recheck_open_alarms(*, now=None) -> list[CostAlarm]:
     their reasons in `withdrawn_reason`. Acknowledged alarms are left as a person saw them."""
     now = now or timezone.now()
     open_alarms = CostAlarm.objects.filter(acknowledged_at__isnull=True, withdrawn_at__isnull=True)
-    alarms = sorted(open_alarms.select_related("snapshot", "baseline"), key=lambda a: _one_per_change_order(a.snapshot))
+    alarms = sorted(open_alarms.select_related("snapshot"), key=lambda a: _one_per_change_order(a.snapshot))
     withdrawn = []
     for alarm in alarms:
         regression = regression_of(alarm.snapshot)
