@@ -151,12 +151,11 @@ class UserWorkload(models.Model):
 
     def differences_from(self, spec) -> dict[str, tuple]:
         """{field: (declared, in ``spec``)} for each identity field where a ``workloads.UserWorkloadSpec`` of the
-        same name declares other work; empty when it declares the same."""
-        theirs = spec.to_dict()
-        ours = {"format": self.format, "path": self.path, "unit": self.unit, "inputs": self.inputs or [],
-                "llm": self.llm or None}  # fmt: skip
-        theirs["llm"] = theirs.get("llm") or None
-        return {field: (ours[field], theirs[field]) for field in self.IDENTITY_FIELDS if ours[field] != theirs[field]}
+        same name declares other work; empty when it declares the same. Both sides are declarations as the agent
+        reads them (``as_spec``, ``to_dict``), where an empty input list or LLM block is the same as none."""
+        ours, theirs = self.as_spec(), spec.to_dict()
+        pairs = {field: (ours.get(field) or None, theirs.get(field) or None) for field in self.IDENTITY_FIELDS}
+        return {field: pair for field, pair in pairs.items() if pair[0] != pair[1]}
 
     def as_spec(self) -> dict:
         """The declaration (``workloads.parse_spec`` reads it), as the agent receives it in the job's spec."""
