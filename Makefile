@@ -50,7 +50,7 @@ venv: $(STAMP)
 # An engine's own environment ($(1)) from its pinned requirements file (the prerequisite), without resolving:
 # the pins are complete and clash with ours. Not byte-compiled (--no-compile: compiling every module of torch,
 # vLLM and transformers was most of the install); an engine writes the bytecode of what it imports on its
-# first start (agents.harness.endpoints.engines.engine_environment).
+# first start (harness.endpoints.engines.engine_environment).
 define engine_venv
 test -x $(1)/bin/python || $(PYTHON) -m venv $(1)
 $(1)/bin/python -m pip install --quiet --no-deps --no-compile -r $<

@@ -44,7 +44,8 @@ def _control_worker_started(hostname: str) -> None:
 @worker_ready.connect
 def register_on_start(sender=None, **kwargs):
     """Register every agent queue this worker consumes; record a control worker's start."""
-    from .runner.inventory import collect_inventory
+    from harness.host.inventory import collect_inventory
+
     from .tasks import register_agent, send_report
 
     queues = list(sender.app.amqp.queues.consume_from)

@@ -1,16 +1,16 @@
 """A job's spec (what to measure): validated against the harness's vocabulary.
 
 Django-free and, for validation, torch-free: the control plane (the web process) validates a spec when a
-job or schedule is created using ``agents.harness.names`` and the workload registry; the agent turns
-the same dict into harness items with ``agents.runner.plan`` (which imports the harness, and so torch).
+job or schedule is created using ``harness.names`` and the workload registry; the agent turns
+the same dict into harness items with ``harness.host.plan`` (which imports the harness, and so torch).
 Errors are keyed by field name so the API can answer 400 naming it.
 """
 
 from __future__ import annotations
 
 import workloads as registry
-from agents.harness.endpoints.target import ENDPOINT_SCENARIOS, endpoint_errors
-from agents.harness.names import BACKENDS, HARNESS_WORKLOADS, MODEL_CLASSES, PRECISIONS, SCENARIOS, SIZES, SUITES
+from harness.endpoints.target import ENDPOINT_SCENARIOS, endpoint_errors
+from harness.names import BACKENDS, HARNESS_WORKLOADS, MODEL_CLASSES, PRECISIONS, SCENARIOS, SIZES, SUITES
 
 LIST_FIELDS = {
     # A model class (at each of the spec's sizes) or a registry workload id the harness runs (resnet50).
@@ -29,7 +29,7 @@ SPEC_FIELDS = (
     "min_query_count",
     "rounds",
     "time_limit_s",
-    # An endpoint job measures a running server (agents.harness.endpoints) instead of the suite's models.
+    # An endpoint job measures a running server (harness.endpoints) instead of the suite's models.
     "endpoint",
     "server_rates_qps",
     "concurrency_max",

@@ -17,10 +17,11 @@ import traceback
 from django.conf import settings
 from django.db import close_old_connections, connection
 
+from harness.host.job import execute_job
+
 from .jobs import job_claim, job_fail, job_finish, job_ingest, job_progress, job_spec, spec_for_agent
 from .models import Job, JobState
 from .registry import agent_heartbeat, local_agent
-from .runner.job import execute_job
 
 logger = logging.getLogger(__name__)
 POLL_S = 2.0

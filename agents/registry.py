@@ -88,6 +88,6 @@ LOCAL_AGENT_NAME = "local"
 
 def local_agent(name: str = LOCAL_AGENT_NAME) -> Agent:
     """The local host as an agent, registered in-process: the embedded default's target for jobs."""
-    from .runner.inventory import collect_inventory
+    from harness.host.inventory import collect_inventory
 
     return agent_register(report=collect_inventory(name))

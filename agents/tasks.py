@@ -86,7 +86,7 @@ def _refused(task_name: str, agent_name: str, what: str) -> None:
 )
 def run_job(self, job_id: str, spec: dict, agent_name: str) -> dict:
     """On the agent: run the job's items with the harness and send every result to the control plane."""
-    from .runner.job import execute_job
+    from harness.host.job import execute_job
 
     send_report(job_started, job_id, agent_name)
     try:

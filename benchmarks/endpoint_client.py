@@ -34,15 +34,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.harness.endpoints.engines import engine_environment  # noqa: E402
-from agents.harness.endpoints.engines.vllm_cpu import make_tiny_llama, start_vllm, vllm_python  # noqa: E402
-from agents.harness.endpoints.run import EndpointItem, run_endpoint_item  # noqa: E402
-from agents.harness.endpoints.scenarios import ConcurrencySweep  # noqa: E402
-from agents.harness.endpoints.sut import EndpointSUT  # noqa: E402
-from agents.harness.endpoints.target import Endpoint  # noqa: E402
-from agents.harness.scenarios import RunSettings  # noqa: E402
-from agents.harness.stats import percentile  # noqa: E402
-from agents.harness.telemetry import TelemetrySession  # noqa: E402
+from harness.endpoints.engines import engine_environment  # noqa: E402
+from harness.endpoints.engines.vllm_cpu import make_tiny_llama, start_vllm, vllm_python  # noqa: E402
+from harness.endpoints.run import EndpointItem, run_endpoint_item  # noqa: E402
+from harness.endpoints.scenarios import ConcurrencySweep  # noqa: E402
+from harness.endpoints.sut import EndpointSUT  # noqa: E402
+from harness.endpoints.target import Endpoint  # noqa: E402
+from harness.scenarios import RunSettings  # noqa: E402
+from harness.stats import percentile  # noqa: E402
+from harness.telemetry import TelemetrySession  # noqa: E402
 
 RATIO_TOLERANCE = 0.05
 # (figure, the per-request values it is a percentile of, or None for a per-round figure, percentile)
@@ -171,7 +171,7 @@ def _cpu_s() -> float:
 def noop_server_process(port: int):
     """The no-op server in a process of its own: our client's CPU time is then its own, and the two do not
     share an interpreter lock."""
-    command = [sys.executable, "-m", "agents.harness.endpoints.engines.noop_server", str(port)]
+    command = [sys.executable, "-m", "harness.endpoints.engines.noop_server", str(port)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, cwd=Path(__file__).resolve().parents[1])
     try:
         if process.stdout is None or process.stdout.readline().strip() != b"ready":

@@ -23,11 +23,11 @@ from torch.utils.benchmark import Timer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.harness.backends.eager import EagerBackend  # noqa: E402
-from agents.harness.scenarios import Engine, RunSettings, run_single_stream  # noqa: E402
-from agents.harness.scenarios.engine import ExecTiming  # noqa: E402
-from agents.harness.telemetry import TelemetrySession  # noqa: E402
-from agents.harness.workloads import WORKLOADS, get_workload  # noqa: E402
+from harness.backends.eager import EagerBackend  # noqa: E402
+from harness.scenarios import Engine, RunSettings, run_single_stream  # noqa: E402
+from harness.scenarios.engine import ExecTiming  # noqa: E402
+from harness.telemetry import TelemetrySession  # noqa: E402
+from harness.workloads import WORKLOADS, get_workload  # noqa: E402
 
 RATIO_TOLERANCE = 0.05
 OVERHEAD_TARGET_US = 20.0

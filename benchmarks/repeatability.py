@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.harness.suite import Failure, Skip, plan_suite, run_suite  # noqa: E402
+from harness.suite import Failure, Skip, plan_suite, run_suite  # noqa: E402
 
 TOLERANCE = 0.10
 
@@ -54,9 +54,9 @@ def machine_baseline() -> dict[str, float]:
     1-s windows: how much the machine itself moves between the two runs."""
     import torch
 
-    from agents.harness.backends import get_backend_class
-    from agents.harness.scenarios import Engine
-    from agents.harness.workloads import WORKLOADS, get_workload
+    from harness.backends import get_backend_class
+    from harness.scenarios import Engine
+    from harness.workloads import WORKLOADS, get_workload
 
     previous, rates = torch.get_num_threads(), {}
     torch.set_num_threads(plan_suite("quick")[0].settings.resolved_threads())

@@ -112,13 +112,13 @@ class TrendsForm(ShowsAppliedValues):
 
 
 def _precisions():
-    from agents.harness.names import PRECISIONS
+    from harness.names import PRECISIONS
 
     return [(name, name) for name in PRECISIONS]
 
 
 def _backends():
-    from agents.harness.names import BACKENDS
+    from harness.names import BACKENDS
 
     return [(name, name) for name in BACKENDS]
 
@@ -170,8 +170,8 @@ class EnqueueForm(forms.Form):
     time_limit_s = forms.IntegerField(label="Time limit (s)", min_value=60, initial=1800)
 
     def __init__(self, *args, **kwargs):
-        from agents.harness.names import MODEL_CLASSES
         from agents.models import Agent, UserWorkload
+        from harness.names import MODEL_CLASSES
 
         super().__init__(*args, **kwargs)
         self.fields["agent"].queryset = Agent.objects.order_by("name")

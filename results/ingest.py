@@ -15,8 +15,8 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils.dateparse import parse_datetime
 
-from agents.harness.result import ResultValidationError, validate_result
 from hardware_catalog.devices import accelerator_for_device
+from harness.result import ResultValidationError, validate_result
 
 from .models import BenchmarkRun, OperatingPoint, QuarantinedPayload
 from .signals import run_ingested

@@ -146,7 +146,7 @@ class OperatingPoint(models.Model):
     def server_own_time(self) -> tuple[float | None, list[str]]:
         """An endpoint point's server time per request that its transport time is measured against (ms), and the
         stages it spans: the server's end-to-end time, or the sum of the stages it times where it has none
-        (agents.harness.endpoints.metrics.TIMED_STAGES). Points stored before that rule state only their e2e."""
+        (harness.endpoints.metrics.TIMED_STAGES). Points stored before that rule state only their e2e."""
         server = (self.details.get("endpoint") or {}).get("server") or {}
         if "timed_ms_mean" in server:
             return server["timed_ms_mean"], server["timed_stages"]

@@ -1,7 +1,7 @@
 """The accuracy guard's verdict as a user reads it, from a payload's ``accuracy`` object.
 
 Torch-free and Django-free on purpose: the web process (run pages, ranking reasons) and ``manage.py bench``
-describe a stored run's verdict without loading the guard itself (``agents.harness.accuracy``, which needs
+describe a stored run's verdict without loading the guard itself (``harness.accuracy``, which needs
 torch). It lives with the results rather than in the harness so that ``accounting`` reads results, not the fleet.
 """
 

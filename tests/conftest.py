@@ -103,8 +103,8 @@ def make_price(db):
 @pytest.fixture(scope="session")
 def measured_payload(tmp_path_factory):
     """One real harness result (tabular tiny, single-stream, a short run), measured once per test session."""
-    from agents.harness.scenarios.settings import preset
-    from agents.harness.suite import SuiteItem, run_item
+    from harness.scenarios.settings import preset
+    from harness.suite import SuiteItem, run_item
 
     settings = preset("quick").with_(min_duration_ms=200, min_query_count=32, warmup_queries=4, rounds=1)
     item = SuiteItem("tabular", "tiny", "single-stream", "eager", "fp32", "cpu", settings)

@@ -456,7 +456,7 @@ class UnknownWorkload(ValueError):
     """A workload id, harness name or published benchmark name the registry does not know."""
 
 
-# A running inference server that a user declared (agents.harness.endpoints): its workload is whatever the
+# A running inference server that a user declared (harness.endpoints): its workload is whatever the
 # server runs, so its id is the user's ``endpoint:<name>`` and its runs rank only against runs of that id.
 ENDPOINT = "endpoint"
 ENDPOINT_ID = re.compile(r"^endpoint:[a-z0-9][a-z0-9._-]{0,47}$")

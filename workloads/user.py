@@ -4,7 +4,7 @@ directory) with its input spec and unit of work, registered as ``user:<name>``.
 A declaration is a small YAML or TOML file (or the same mapping in a job spec). It is validated with
 jsonschema and then against the files it names; any error names its field (``inputs[0].shape: ...``) and
 nothing is registered until everything checks. Django-free and torch-free: the harness
-(``agents.harness.workloads.file``) loads the model itself.
+(``harness.workloads.file``) loads the model itself.
 
 Two places check a declaration. Where it is declared for jobs (the control plane: API, admin, ``manage.py
 declare_workload``) only the declaration itself is checked, ``parse_spec(..., check_files=False)``: its

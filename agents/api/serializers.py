@@ -127,7 +127,7 @@ class EndpointSerializer(serializers.ModelSerializer):
         return bool(endpoint.api_key)
 
     def to_representation(self, endpoint):
-        from agents.harness.endpoints.target import redact_url
+        from harness.endpoints.target import redact_url
 
         data = super().to_representation(endpoint)
         for key in ("url", "metrics_url"):
@@ -135,7 +135,7 @@ class EndpointSerializer(serializers.ModelSerializer):
         return data
 
     def validate(self, attrs):
-        from agents.harness.endpoints.target import endpoint_errors
+        from harness.endpoints.target import endpoint_errors
 
         errors = endpoint_errors(attrs | {"url": attrs.get("url", getattr(self.instance, "url", None))})
         errors = {key: message for key, message in errors.items() if key in attrs or key == "url"}

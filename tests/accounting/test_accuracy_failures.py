@@ -9,8 +9,8 @@ import pytest
 
 from accounting import policy
 from accounting.selectors import ranking
-from agents.harness.backends import BACKENDS
-from agents.harness.runner import SuiteItem, run_item
+from harness.backends import BACKENDS
+from harness.runner import SuiteItem, run_item
 from results.ingest import STORED, ingest_result
 from results.models import BenchmarkRun
 from tests.harness.conftest_helpers import FAST, perturbed_eager

@@ -103,7 +103,7 @@ def workers(transactional_db, celery_broker, tmp_path):
 @pytest.fixture
 def short_quick(monkeypatch):
     """The quick suite with points short enough for tests (a job's and bench's preset)."""
-    from agents.harness.scenarios import settings as harness_settings
+    from harness.scenarios import settings as harness_settings
 
     short = harness_settings.preset("quick").with_(
         min_duration_ms=150, min_query_count=16, warmup_queries=2, offline_batch_sizes=(1, 4), rounds=1,

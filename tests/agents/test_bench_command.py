@@ -9,7 +9,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_it_runs_a_narrowed_suite_ingests_it_and_prints_a_summary(catalog, tmp_path, monkeypatch):
-    from agents.harness.scenarios import settings as harness_settings
+    from harness.scenarios import settings as harness_settings
 
     short = harness_settings.preset("quick").with_(
         min_duration_ms=200, min_query_count=16, warmup_queries=2, offline_batch_sizes=(1, 4), rounds=2
@@ -46,7 +46,7 @@ def test_it_names_an_unknown_workload():
 
 
 def test_it_refuses_a_reference_the_host_cannot_hold_with_the_memory_it_needs(catalog, tmp_path, monkeypatch):
-    from agents.harness.workloads import memory
+    from harness.workloads import memory
 
     monkeypatch.setattr(memory, "host_available_bytes", lambda: 16 * 10**9)
     out = StringIO()
@@ -61,7 +61,7 @@ def test_it_refuses_a_reference_the_host_cannot_hold_with_the_memory_it_needs(ca
 
 
 def test_it_narrows_to_a_scenario_and_overrides_the_rounds(catalog, tmp_path, monkeypatch):
-    from agents.harness.scenarios import settings as harness_settings
+    from harness.scenarios import settings as harness_settings
 
     short = harness_settings.preset("quick").with_(min_duration_ms=200, warmup_queries=2, offline_batch_sizes=(4,))
     monkeypatch.setitem(harness_settings.PRESETS, "quick", short)

@@ -152,7 +152,7 @@ def test_a_user_workload_ranks_only_against_its_own_runs(catalog, model_files, s
 def test_a_hugging_face_causal_lm_generates_exactly_the_declared_tokens_greedily(tiny_causal_lm):
     """The generation loop the harness times is greedy decoding: the same ids transformers' generate gives."""
     import workloads as registry
-    from agents.harness.workloads.file import FileWorkload
+    from harness.workloads.file import FileWorkload
 
     declaration = {"name": "tiny-llama", "format": "huggingface", "path": str(tiny_causal_lm),
                    "unit": "output_tokens", "llm": {"prompt_tokens": 12, "output_tokens": 9}}  # fmt: skip

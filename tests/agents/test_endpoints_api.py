@@ -8,9 +8,9 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from agents.harness.endpoints.engines.noop_server import NoopServer
 from agents.local_runner import run_pending_local_jobs
 from agents.models import Endpoint, Job
+from harness.endpoints.engines.noop_server import NoopServer
 from results.models import BenchmarkRun
 
 pytestmark = pytest.mark.django_db

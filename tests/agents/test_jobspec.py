@@ -3,7 +3,7 @@
 import pytest
 
 from agents.jobspec import JobSpecError, spec_errors, validate_spec
-from agents.runner.plan import plan_items
+from harness.host.plan import plan_items
 
 
 def test_a_spec_may_name_a_registry_workload_the_harness_runs():

@@ -42,8 +42,8 @@ LATENCY_BLOCKS = (
 @pytest.fixture(scope="session")
 def quick_suite_payloads(tmp_path_factory):
     """tabular-tiny, eager fp32 on this CPU in all three scenarios, and int8 single-stream: real LoadGen (~7 s)."""
-    from agents.harness.scenarios.settings import preset
-    from agents.harness.suite import SuiteItem
+    from harness.scenarios.settings import preset
+    from harness.suite import SuiteItem
 
     settings = preset("quick").with_(**QUICK_SETTINGS)
     out = tmp_path_factory.mktemp("dashboard-suite")
@@ -61,8 +61,8 @@ def quick_suite_payloads(tmp_path_factory):
 @pytest.fixture(scope="session")
 def quick_llm_payload(tmp_path_factory):
     """llm-decoder-tiny on this CPU, single-stream: a real LLM run with measured TTFT and TPOT (a few seconds)."""
-    from agents.harness.scenarios.settings import preset
-    from agents.harness.suite import SuiteItem, run_item
+    from harness.scenarios.settings import preset
+    from harness.suite import SuiteItem, run_item
 
     settings = preset("quick").with_(
         rounds=1, min_duration_ms=200, min_query_count=16, warmup_queries=3, performance_sample_count=8
@@ -77,7 +77,7 @@ def _valid_measurement(item, out, tries: int = 3) -> dict:
     Single-stream runs must be VALID: the ranking tests rely on them. A short offline or server run on
     a busy 2-core box can miss LoadGen's minimum duration; it is kept as measured (and not ranked).
     """
-    from agents.harness.suite import run_item
+    from harness.suite import run_item
 
     for _ in range(tries):
         payload = run_item(item, out)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.harness.endpoints.engines import EngineServer, EngineUnavailable
-from agents.harness.endpoints.engines.kserve_server import kserve_python, start_kserve_tiny
-from agents.harness.endpoints.engines.vllm_cpu import SERVED_MODEL, make_tiny_llama, start_vllm
+from harness.endpoints.engines import EngineServer, EngineUnavailable
+from harness.endpoints.engines.kserve_server import kserve_python, start_kserve_tiny
+from harness.endpoints.engines.vllm_cpu import SERVED_MODEL, make_tiny_llama, start_vllm
 
 VLLM_PORT = int(os.environ.get("INFERLEDGER_TEST_VLLM_PORT", "18050"))
 IN_CI = os.environ.get("CI", "").lower() == "true"
@@ -22,7 +22,7 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 @pytest.fixture(scope="session")
 def vllm_server(tmp_path_factory):
     # For development only: reuse a tiny-llama server already running (started by `python -m
-    # agents.harness.endpoints.engines.vllm_cpu DIR PORT`) instead of waiting for a fresh one.
+    # harness.endpoints.engines.vllm_cpu DIR PORT`) instead of waiting for a fresh one.
     running = os.environ.get("INFERLEDGER_TEST_VLLM_URL")
     if running and not IN_CI:
         yield EngineServer(None, running, Path(os.devnull), SERVED_MODEL)

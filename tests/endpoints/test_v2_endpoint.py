@@ -5,16 +5,16 @@ import httpx
 import pytest
 from django.urls import reverse
 
-from agents.harness.endpoints.client import v2_request
-from agents.harness.endpoints.engines.kserve_server import V2_INPUT
-from agents.harness.endpoints.metrics import scrape, server_timing
-from agents.harness.endpoints.run import EndpointItem, run_endpoint_item
-from agents.harness.endpoints.target import Endpoint
-from agents.harness.result import validate_result
-from agents.harness.scenarios import RunSettings
 from agents.local_runner import run_pending_local_jobs
 from agents.models import Endpoint as EndpointRecord
 from agents.models import Job
+from harness.endpoints.client import v2_request
+from harness.endpoints.engines.kserve_server import V2_INPUT
+from harness.endpoints.metrics import scrape, server_timing
+from harness.endpoints.run import EndpointItem, run_endpoint_item
+from harness.endpoints.target import Endpoint
+from harness.result import validate_result
+from harness.scenarios import RunSettings
 from results.models import BenchmarkRun
 
 pytestmark = pytest.mark.slow

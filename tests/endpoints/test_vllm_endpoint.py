@@ -6,9 +6,9 @@ import logging
 
 import pytest
 
-from agents.harness.endpoints.metrics import scrape
 from agents.local_runner import run_pending_local_jobs
 from agents.models import Endpoint, Job
+from harness.endpoints.metrics import scrape
 from results.models import BenchmarkRun
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]

@@ -4,8 +4,8 @@ import threading
 
 import torch
 
-from agents.harness.backends.eager import EagerBackend
-from agents.harness.scenarios import RunSettings
+from harness.backends.eager import EagerBackend
+from harness.scenarios import RunSettings
 
 FAST = RunSettings(
     min_duration_ms=200,

@@ -3,11 +3,11 @@
 import pytest
 import torch
 
-from agents.harness.accuracy import ACCURACY_SEED, RELATIVE_TOLERANCE, check_accuracy
-from agents.harness.backends import BACKENDS
-from agents.harness.backends.eager import EagerBackend
-from agents.harness.runner import SuiteItem, run_item
-from agents.harness.workloads import get_workload
+from harness.accuracy import ACCURACY_SEED, RELATIVE_TOLERANCE, check_accuracy
+from harness.backends import BACKENDS
+from harness.backends.eager import EagerBackend
+from harness.runner import SuiteItem, run_item
+from harness.workloads import get_workload
 from results.verdict import describe_accuracy
 
 from .conftest_helpers import FAST, perturbed_eager

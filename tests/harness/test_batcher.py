@@ -8,9 +8,9 @@ import random
 import threading
 import time
 
-from agents.harness.backends.eager import EagerBackend
-from agents.harness.scenarios import DynamicBatcher, Engine, Request
-from agents.harness.workloads import get_workload
+from harness.backends.eager import EagerBackend
+from harness.scenarios import DynamicBatcher, Engine, Request
+from harness.workloads import get_workload
 
 
 def _seeded_arrivals(batcher: DynamicBatcher, count: int, rate_qps: float, seed: int) -> None:

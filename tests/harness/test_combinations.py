@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from agents.harness.backends import BACKENDS, PRECISIONS
-from agents.harness.result import validate_result
-from agents.harness.runner import Skip, SuiteItem, run_item
-from agents.harness.scenarios import SCENARIOS
-from agents.harness.workloads import WORKLOADS
+from harness.backends import BACKENDS, PRECISIONS
+from harness.result import validate_result
+from harness.runner import Skip, SuiteItem, run_item
+from harness.scenarios import SCENARIOS
+from harness.workloads import WORKLOADS
 
 from .conftest_helpers import FAST
 

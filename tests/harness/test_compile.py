@@ -2,8 +2,8 @@
 
 import pytest
 
-from agents.harness.result import validate_result
-from agents.harness.runner import Skip, SuiteItem, run_item
+from harness.result import validate_result
+from harness.runner import Skip, SuiteItem, run_item
 
 from .conftest_helpers import FAST
 

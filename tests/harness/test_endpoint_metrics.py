@@ -2,7 +2,7 @@
 
 import pytest
 
-from agents.harness.endpoints.metrics import Scrape, parse_metrics, server_timing
+from harness.endpoints.metrics import Scrape, parse_metrics, server_timing
 
 
 def vllm_text(requests: float, e2e_sum_s: float, queue_sum_s: float, tokens: float) -> str:

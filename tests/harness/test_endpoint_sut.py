@@ -8,12 +8,12 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from agents.harness.endpoints.client import stream_openai
-from agents.harness.endpoints.engines.noop_server import NoopServer
-from agents.harness.endpoints.run import EndpointItem, run_endpoint_item, run_endpoint_items
-from agents.harness.endpoints.target import Endpoint, endpoint_errors, redact_url
-from agents.harness.result import validate_result
-from agents.harness.runner import Failure
+from harness.endpoints.client import stream_openai
+from harness.endpoints.engines.noop_server import NoopServer
+from harness.endpoints.run import EndpointItem, run_endpoint_item, run_endpoint_items
+from harness.endpoints.target import Endpoint, endpoint_errors, redact_url
+from harness.result import validate_result
+from harness.runner import Failure
 
 from .conftest_helpers import FAST
 

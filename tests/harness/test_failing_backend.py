@@ -9,12 +9,12 @@ import time
 
 import pytest
 
-from agents.harness.backends.eager import EagerBackend
-from agents.harness.runner import Failure, Skip, SuiteItem
-from agents.harness.scenarios import Engine, SutFailed, run_offline, run_server, run_single_stream
-from agents.harness.suite import run_suite
-from agents.harness.telemetry import TelemetrySession
-from agents.harness.workloads import get_workload
+from harness.backends.eager import EagerBackend
+from harness.runner import Failure, Skip, SuiteItem
+from harness.scenarios import Engine, SutFailed, run_offline, run_server, run_single_stream
+from harness.suite import run_suite
+from harness.telemetry import TelemetrySession
+from harness.workloads import get_workload
 from tests.harness.conftest_helpers import FAST, break_offline_eager_forward
 
 # Generous, so that it holds on a slow shared machine: the point is "ends", not "fast".

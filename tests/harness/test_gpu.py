@@ -10,15 +10,15 @@ import math
 import pytest
 import torch
 
-from agents.harness.backends import check_support
-from agents.harness.backends.base import FP8_MIN_CAPABILITY
-from agents.harness.backends.cudagraphs import CudaGraphsBackend
-from agents.harness.backends.eager import EagerBackend
-from agents.harness.result import validate_result
-from agents.harness.runner import Skip, SuiteItem, run_item
-from agents.harness.telemetry import TelemetrySession, nvml_status
-from agents.harness.telemetry.nvml import NvmlSampler
-from agents.harness.workloads import get_workload
+from harness.backends import check_support
+from harness.backends.base import FP8_MIN_CAPABILITY
+from harness.backends.cudagraphs import CudaGraphsBackend
+from harness.backends.eager import EagerBackend
+from harness.result import validate_result
+from harness.runner import Skip, SuiteItem, run_item
+from harness.telemetry import TelemetrySession, nvml_status
+from harness.telemetry.nvml import NvmlSampler
+from harness.workloads import get_workload
 
 from .conftest_helpers import FAST
 
@@ -84,7 +84,7 @@ def test_tensorrt_builds_an_engine_that_computes_what_eager_does(precision):
     ok, reason = check_support("tensorrt", precision, "cuda", "tabular")
     if not ok:
         pytest.skip(f"TensorRT backend unavailable here: {reason}")
-    from agents.harness.backends.tensorrt_backend import TensorRTBackend
+    from harness.backends.tensorrt_backend import TensorRTBackend
 
     workload = get_workload("tabular", "tiny")
     eager, engine = _loaded(EagerBackend, workload), _loaded(TensorRTBackend, workload, precision)

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.harness.loadgen_logs import parse_detail, parse_summary, percentile_key, read_run_dir
-from agents.harness.runner import SuiteItem, run_item
+from harness.loadgen_logs import parse_detail, parse_summary, percentile_key, read_run_dir
+from harness.runner import SuiteItem, run_item
 from tests.fixtures import MLPERF_SAMPLE
 
 from .conftest_helpers import FAST

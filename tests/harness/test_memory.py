@@ -3,10 +3,10 @@
 import pytest
 import torch
 
-from agents.harness.runner import Skip, SuiteItem, run_item
-from agents.harness.workloads import get_workload
-from agents.harness.workloads import memory as memory_module
-from agents.harness.workloads.memory import memory_shortfall
+from harness.runner import Skip, SuiteItem, run_item
+from harness.workloads import get_workload
+from harness.workloads import memory as memory_module
+from harness.workloads.memory import memory_shortfall
 
 from .conftest_helpers import FAST
 

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from agents.harness import names
-from agents.harness.backends import BACKENDS, PRECISIONS
-from agents.harness.scenarios import SCENARIOS
-from agents.harness.suite import plan_suite
-from agents.harness.workloads import SIZES, WORKLOADS, get_workload
+from harness import names
+from harness.backends import BACKENDS, PRECISIONS
+from harness.scenarios import SCENARIOS
+from harness.suite import plan_suite
+from harness.workloads import SIZES, WORKLOADS, get_workload
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,7 +27,7 @@ def test_the_names_are_the_harness_registries():
 
 
 def test_importing_the_names_loads_neither_torch_nor_django():
-    code = "import sys, agents.harness.names; print('torch' in sys.modules, 'django' in sys.modules)"
+    code = "import sys, harness.names; print('torch' in sys.modules, 'django' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
 

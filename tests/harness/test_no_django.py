@@ -8,13 +8,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_it_imports_nothing_from_django():
-    code = "import agents.harness, agents.harness.suite, agents.harness.result, sys;assert 'django' not in sys.modules"
+    code = "import harness, harness.suite, harness.result, sys;assert 'django' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
 
 
 def test_it_lists_workloads_and_backends_from_the_command_line():
     out = subprocess.run(
-        [sys.executable, "-m", "agents.harness", "list"], cwd=ROOT, check=True, capture_output=True, text=True
+        [sys.executable, "-m", "harness", "list"], cwd=ROOT, check=True, capture_output=True, text=True
     ).stdout
     assert "llm-decoder" in out and "cudagraphs" in out and "CUDA not available" in out
 
@@ -24,7 +24,7 @@ def test_it_names_the_choices_for_an_unknown_workload():
         [
             sys.executable,
             "-m",
-            "agents.harness",
+            "harness",
             "run",
             "--workload",
             "nope",

@@ -1,9 +1,9 @@
 """find_peak_qps bisects LoadGen Server runs to the highest rate meeting a p99 target."""
 
-from agents.harness.backends.eager import EagerBackend
-from agents.harness.scenarios import Engine, find_peak_qps
-from agents.harness.telemetry import TelemetrySession
-from agents.harness.workloads import get_workload
+from harness.backends.eager import EagerBackend
+from harness.scenarios import Engine, find_peak_qps
+from harness.telemetry import TelemetrySession
+from harness.workloads import get_workload
 
 from .conftest_helpers import FAST
 

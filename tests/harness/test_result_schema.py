@@ -7,8 +7,8 @@ import operator
 
 import pytest
 
-from agents.harness.result import ResultValidationError, load_schema, validate_result
-from agents.harness.runner import SuiteItem, run_item
+from harness.result import ResultValidationError, load_schema, validate_result
+from harness.runner import SuiteItem, run_item
 
 from .conftest_helpers import FAST
 

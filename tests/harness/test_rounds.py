@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from agents.harness.result import ResultValidationError, validate_result
-from agents.harness.runner import PreparedItem, Skip, SuiteItem, run_item, unsettled_points
-from agents.harness.scenarios import PointResult, RunSettings
-from agents.harness.suite import run_suite
+from harness.result import ResultValidationError, validate_result
+from harness.runner import PreparedItem, Skip, SuiteItem, run_item, unsettled_points
+from harness.scenarios import PointResult, RunSettings
+from harness.suite import run_suite
 
 from .conftest_helpers import FAST
 
@@ -103,8 +103,8 @@ def test_a_point_whose_rounds_disagree_gets_an_extra_round(p50s_ms, unsettled):
 
 
 def test_the_best_round_is_taken_among_the_valid_ones():
-    from agents.harness.runner import _best_round
-    from agents.harness.scenarios import get_scenario
+    from harness.runner import _best_round
+    from harness.scenarios import get_scenario
 
     runs = [
         PointResult("single-stream", 1, 1, None, {"latency_ns": {"p50": p50 * 1e6}, "result_valid": ok}, "", "", "",

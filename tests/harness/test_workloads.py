@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import workloads as registry
-from agents.harness.workloads import SIZES, WORKLOADS, get_workload
+from harness.workloads import SIZES, WORKLOADS, get_workload
 
 # The published models' parameter counts, as their own definitions count them (sum of numel).
 PUBLISHED_PARAMETERS = {

@@ -10,14 +10,14 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils.text import slugify
 
 import workloads as registry
-from agents.harness.endpoints.run import run_endpoint_items
-from agents.harness.endpoints.target import ENDPOINT_SCENARIOS, PROTOCOLS
-from agents.harness.names import SCENARIOS, SIZES
-from agents.harness.suite import SUITES, Failure, Skip, plan_suite, plan_user_workload, run_suite
 from agents.jobspec import spec_errors
 from agents.models import Endpoint
-from agents.runner.plan import plan_items
 from agents.user_workloads import user_workload_differences
+from harness.endpoints.run import run_endpoint_items
+from harness.endpoints.target import ENDPOINT_SCENARIOS, PROTOCOLS
+from harness.host.plan import plan_items
+from harness.names import SCENARIOS, SIZES
+from harness.suite import SUITES, Failure, Skip, plan_suite, plan_user_workload, run_suite
 from results.ingest import QUARANTINED, STORED, ingest_result
 from results.models import BenchmarkRun
 from results.verdict import describe_accuracy

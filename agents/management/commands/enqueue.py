@@ -2,11 +2,11 @@ import socket
 
 from django.core.management.base import BaseCommand, CommandError
 
-from agents.harness.names import SUITES
 from agents.jobs import job_create
 from agents.jobspec import JobSpecError
 from agents.models import Agent, Job, JobState, UserWorkload
 from hardware_catalog.models import Accelerator
+from harness.names import SUITES
 from results.models import BenchmarkRun
 
 # Spec field -> the option that sets it, to name the option in errors.

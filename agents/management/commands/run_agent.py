@@ -3,7 +3,7 @@ import shlex
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from agents.runner.inventory import agent_queue
+from harness.host.inventory import agent_queue
 
 
 def worker_argv(name: str, loglevel: str = "INFO") -> list[str]:

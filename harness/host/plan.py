@@ -11,9 +11,9 @@ import dataclasses
 
 def plan_endpoint_items(spec: dict) -> list:
     """An endpoint job's items: one per scenario (default: the concurrency sweep)."""
-    from agents.harness.endpoints.run import EndpointItem
-    from agents.harness.endpoints.target import Endpoint
-    from agents.harness.scenarios import preset
+    from harness.endpoints.run import EndpointItem
+    from harness.endpoints.target import Endpoint
+    from harness.scenarios import preset
 
     overrides = {
         "min_duration_ms": spec.get("min_duration_ms"),
@@ -37,7 +37,7 @@ def plan_user_workload_items(spec: dict, device: str | None = None) -> list:
     native backend, fp32) in the spec's scenarios. The file is not opened here: each item checks it on this
     host, so a missing or mismatched file fails the job's items with the reason."""
     import workloads as registry
-    from agents.harness.suite import plan_user_workload
+    from harness.suite import plan_user_workload
 
     declaration = registry.parse_spec(spec["user_workload"], base_dir=None, check_files=False)
     return plan_user_workload(
@@ -55,7 +55,7 @@ def plan_items(spec: dict, device: str | None = None) -> list:
     """The harness items (``SuiteItem``) a spec stands for, with its sweep and duration overrides applied."""
     if spec.get("endpoint") is not None:
         return plan_endpoint_items(spec)
-    from agents.harness.suite import plan_suite  # loads torch: the agent's side only
+    from harness.suite import plan_suite  # loads torch: the agent's side only
 
     if spec.get("user_workload") is not None:
         items = plan_user_workload_items(spec, device)

@@ -1,4 +1,4 @@
-"""Command line: ``python -m agents.harness run|list`` (see ``--help``)."""
+"""Command line: ``python -m harness run|list`` (see ``--help``)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from .workloads import SIZES, WORKLOADS
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m agents.harness", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m harness", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list workloads, scenarios, backends (with support here) and precisions")
     run = sub.add_parser("run", help="run one combination (--out file.json) or a suite (--suite, --out dir)")

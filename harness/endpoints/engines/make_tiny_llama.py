@@ -1,7 +1,7 @@
 """Write a tiny random-weight Llama (config, safetensors, tokenizer) to a directory; no download.
 
 Run with the engine's own Python (it needs ``transformers`` and ``tokenizers``):
-    .venv-vllm/bin/python agents/harness/endpoints/engines/make_tiny_llama.py DIR
+    .venv-vllm/bin/python harness/endpoints/engines/make_tiny_llama.py DIR
 Head dimension 64 (hidden 128, 2 heads): vLLM's CPU attention rejects 16.
 """
 

@@ -1,7 +1,7 @@
 """A tiny model behind KServe's Python model server (Open Inference Protocol v2 over REST).
 
 Run with an environment that has ``kserve`` (its pins clash with ours; ``kserve_server.start_kserve_tiny`` does):
-    .venv-kserve/bin/python agents/harness/endpoints/engines/kserve_tiny.py HTTP_PORT GRPC_PORT
+    .venv-kserve/bin/python harness/endpoints/engines/kserve_tiny.py HTTP_PORT GRPC_PORT
 serves ``tiny-linear`` (a fixed 4x4 linear map, FP32 input ``input-0`` of shape [batch, 4]) at
 ``/v2/models/tiny-linear/infer``, and its Prometheus metrics at ``/metrics`` on the same port.
 """

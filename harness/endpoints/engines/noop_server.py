@@ -107,7 +107,7 @@ class NoopServer:
 
 
 def main() -> None:
-    """Serve in a process of its own (``python -m agents.harness.endpoints.engines.noop_server PORT``), so that a
+    """Serve in a process of its own (``python -m harness.endpoints.engines.noop_server PORT``), so that a
     client measured against it does not share its interpreter lock or its CPU accounting."""
     import sys
     import time

@@ -50,7 +50,7 @@ def start_vllm(
                         log_path=log_path, env=env, timeout_s=timeout_s, stop_signal=signal.SIGINT)  # fmt: skip
 
 
-if __name__ == "__main__":  # python -m agents.harness.endpoints.engines.vllm_cpu MODEL_DIR PORT
+if __name__ == "__main__":  # python -m harness.endpoints.engines.vllm_cpu MODEL_DIR PORT
     model = make_tiny_llama(Path(sys.argv[1]))
     running = start_vllm(model, int(sys.argv[2]), Path(sys.argv[1]) / "vllm.log")
     print(f"vLLM ready at {running.url} serving {running.model}")

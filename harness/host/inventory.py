@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import socket
 
-from agents.harness.telemetry.environment import capture_environment, cpu_model
-from agents.harness.telemetry.nvml import nvml_status
+from harness.telemetry.environment import capture_environment, cpu_model
+from harness.telemetry.nvml import nvml_status
 
 VERSION_KEYS = ("python", "torch", "cuda", "driver", "onnxruntime", "tensorrt", "mlcommons_loadgen", "platform")
 

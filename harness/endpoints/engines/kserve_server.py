@@ -35,7 +35,7 @@ def start_kserve_tiny(http_port: int, log_path: Path, timeout_s: float = 300.0) 
                         env=engine_environment(), timeout_s=timeout_s)  # fmt: skip
 
 
-if __name__ == "__main__":  # python -m agents.harness.endpoints.engines.kserve_server PORT LOG
+if __name__ == "__main__":  # python -m harness.endpoints.engines.kserve_server PORT LOG
     running = start_kserve_tiny(int(sys.argv[1]), Path(sys.argv[2]))
     print(f"KServe ready at {running.url} serving {running.model}; metrics at {running.metrics_url}")
     try:

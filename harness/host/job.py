@@ -12,9 +12,9 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agents.harness.endpoints.run import run_endpoint_items
-from agents.harness.result import validate_result
-from agents.harness.suite import Failure, Skip, run_suite
+from harness.endpoints.run import run_endpoint_items
+from harness.result import validate_result
+from harness.suite import Failure, Skip, run_suite
 
 from .plan import plan_items
 
