@@ -7,12 +7,11 @@ class AccountingConfig(AppConfig):
     verbose_name = "Accounting"
 
     def ready(self):
+        from accounting import handlers
+        from accounting.rankings.cache import forget_data_version
         from hardware_catalog.models import Accelerator, OnPremAssumptions, Price
         from results.models import BenchmarkRun
         from results.signals import published_stored, run_ingested
-
-        from . import handlers
-        from .ranking_cache import forget_data_version
 
         for model in (BenchmarkRun, Price, OnPremAssumptions, Accelerator):
             for signal in (post_save, post_delete):

@@ -6,7 +6,7 @@ both sets measured (a server run is never paired with a single-stream run; sets 
 are refused, naming what each measured). Where they share several scenarios, the pair is the one asked for
 (`scenario`), else the scenario in which the before set is cheapest (how it would be deployed today), the
 after set doing the same work; the answer lists the scenarios both sets measured, so another can be asked for.
-Cost per million of a side: the cheapest of its runs in that scenario at the point operating_points.choose
+Cost per million of a side: the cheapest of its runs in that scenario at the point sla_rule.choose
 picks (highest throughput in the workload's unit, under the SLA when one is given), priced with the
 cheapest offering of the kind in force (offerings.offer_at_point).
 Verdict, in this order, from the paired points (the figures the answer shows):
@@ -21,14 +21,15 @@ Verdict, in this order, from the paired points (the figures the answer shows):
 from dataclasses import dataclass
 from decimal import Decimal
 
+from accounting import policy
+from accounting import sla as sla_rule
+from accounting.errors import FieldError
+from accounting.pricing import costing
+from accounting.pricing.offerings import offer_at_point
+from accounting.sla import Sla
 from hardware_catalog.selectors import cheapest_prices_in_force, onprem_assumptions_in_force
 from results.models import BenchmarkRun
 from workloads import Workload
-
-from . import costing, operating_points, policy
-from .errors import FieldError
-from .offerings import offer_at_point
-from .operating_points import Sla
 
 NOISE_FLOOR = 0.10
 MEMORY_DROP = 0.10
@@ -75,7 +76,7 @@ def _cheapest(runs: list[BenchmarkRun], *, workload: Workload, price_kind: str, 
     best = None
     for run in runs:
         price = prices.get(run.accelerator_id)
-        choice = operating_points.choose(run.points.all(), workload=workload, sla=sla)
+        choice = sla_rule.choose(run.points.all(), workload=workload, sla=sla)
         if price is None or not choice.feasible:
             continue
         hourly = offer_at_point(run.accelerator, choice.point, price=price, assumptions=assumptions).hourly

@@ -4,10 +4,10 @@ Connected in AccountingConfig.ready(). Each receiver calls one service and then 
 snapshots are idempotent, so a repeated signal adds nothing.
 """
 
-from .alarms import check_regressions
-from .published_snapshots import snapshots_for_published
-from .ranking_cache import forget_data_version
-from .snapshots import snapshots_for_assumptions, snapshots_for_price, snapshots_for_run
+from accounting.history.alarms import check_regressions
+from accounting.history.published import snapshots_for_published
+from accounting.history.snapshots import snapshots_for_assumptions, snapshots_for_price, snapshots_for_run
+from accounting.rankings.cache import forget_data_version
 
 
 def on_run_ingested(sender, run, **kwargs):

@@ -9,11 +9,10 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from accounting.pricing import costing
+from accounting.pricing.money import cost_basis_text, usd_text
 from hardware_catalog.models import Accelerator, OnPremAssumptions, Price
 from results.models import BenchmarkRun, OperatingPoint
-
-from . import costing
-from .money import cost_basis_text, usd_text
 
 
 class CostSnapshot(models.Model):
@@ -85,8 +84,8 @@ class CostSnapshot(models.Model):
 
     @property
     def sla(self):
-        """The SLA this figure was computed under (accounting.operating_points.Sla; Sla() is none)."""
-        from .operating_points import Sla
+        """The SLA this figure was computed under (accounting.sla.Sla; Sla() is none)."""
+        from accounting.sla import Sla
 
         return Sla(p99_ms=self.sla_p99_ms, ttft_p99_ms=self.sla_ttft_p99_ms, tpot_p99_ms=self.sla_tpot_p99_ms)
 
@@ -115,7 +114,7 @@ class CostAlarm(models.Model):
     acknowledged_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    # Set by accounting.alarms.recheck_open_alarms when the rules in force no longer raise the alarm: kept, not
+    # Set by accounting.history.alarms.recheck_open_alarms when the rules in force no longer raise the alarm: kept, not
     # deleted, so what was once shown stays traceable.
     withdrawn_at = models.DateTimeField(null=True, blank=True)
     withdrawn_reason = models.TextField(blank=True)

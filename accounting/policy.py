@@ -22,13 +22,12 @@ from django.db.models import Exists, F, OuterRef, Q, Window
 from django.db.models.functions import RowNumber
 
 import workloads
+from accounting.errors import FieldError
+from accounting.pricing import costing
+from accounting.sla import Sla, counts_output_tokens
 from results.models import BenchmarkRun, RunOrigin
 from results.verdict import describe_accuracy
 from workloads import LLM_DECODER, Unit, Workload
-
-from . import costing
-from .errors import FieldError
-from .operating_points import Sla, counts_output_tokens
 
 SNAPSHOT_UTILIZATION = Decimal("1")
 

@@ -3,7 +3,7 @@
 Options come from the ranking (same workload, same runs, same SLA rule), sized with costing.capacity at
 a stated maximum utilization, in the workload's unit: for LLM workloads the target is requests/s converted
 to output tokens/s with the output tokens per request (the request's, else the workload's), or output
-tokens/s as stated (llm.target_load). A result measured on N accelerators (a published 8-GPU system, a
+tokens/s as stated (token_model.target_load). A result measured on N accelerators (a published 8-GPU system, a
 tensor-parallel run) is deployed in units of N: "2 x 8-accelerator NVIDIA H100 systems", never "1 H100".
 The *optimisation runway* compares the measured throughput with the device's
 roofline bound for the run's precision:
@@ -17,10 +17,12 @@ A runway of 2 or more means the measured point uses under half of what the devic
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
+from accounting import policy
+from accounting import sla as sla_rule
+from accounting import tokens as token_model
+from accounting.pricing import costing
+from accounting.rankings.ranking import RankingRow, ranking
 from workloads import Workload
-
-from . import costing, llm, operating_points, policy
-from .selectors import RankingRow, ranking
 
 TUNE_FIRST_RUNWAY = 2.0
 
@@ -53,8 +55,8 @@ class Option:
 @dataclass(frozen=True)
 class Plan:
     workload: Workload
-    target: llm.TargetLoad
-    token_lengths: llm.TokenLengths | None
+    target: token_model.TargetLoad
+    token_lengths: token_model.TokenLengths | None
     options: list[Option]
 
 
@@ -85,19 +87,21 @@ def optimisation_runway(row: RankingRow) -> Runway:
 def target_for(
     workload: Workload, *, target_qps=None, target_output_tokens_per_s=None, input_tokens_per_request=None,
     output_tokens_per_request=None,
-) -> tuple[llm.TargetLoad, llm.TokenLengths | None]:  # fmt: skip
+) -> tuple[token_model.TargetLoad, token_model.TokenLengths | None]:  # fmt: skip
     """The target load in the workload's unit, with the token lengths used (LLM workloads)."""
-    if not operating_points.counts_output_tokens(workload):
+    if not sla_rule.counts_output_tokens(workload):
         if target_output_tokens_per_s is not None:
-            raise llm.TargetError("target_output_tokens_per_s", f"{workload.id} is not an LLM workload: use target_qps")
+            raise token_model.TargetError(
+                "target_output_tokens_per_s", f"{workload.id} is not an LLM workload: use target_qps"
+            )
         if target_qps is None:
-            raise llm.TargetError("target_qps", "target_qps is required")
+            raise token_model.TargetError("target_qps", "target_qps is required")
         rate = costing.to_decimal(target_qps, "target_qps")
-        return llm.TargetLoad(rate, f"{rate} {workload.unit.value}/s, as stated"), None
-    lengths = llm.token_lengths(
+        return token_model.TargetLoad(rate, f"{rate} {workload.unit.value}/s, as stated"), None
+    lengths = token_model.token_lengths(
         workload, input_tokens_per_request=input_tokens_per_request, output_tokens_per_request=output_tokens_per_request
     )
-    target = llm.target_load(
+    target = token_model.target_load(
         workload, target_requests_per_s=target_qps, target_output_tokens_per_s=target_output_tokens_per_s,
         lengths=lengths,
     )  # fmt: skip

@@ -12,7 +12,7 @@ from decimal import Decimal
 import plotly.graph_objects as go
 from django.utils.safestring import SafeString, mark_safe
 
-from accounting.money import usd_text
+from accounting.pricing.money import usd_text
 from accounting.provenance import origin_label
 from results.models import RunOrigin
 

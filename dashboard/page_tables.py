@@ -2,7 +2,7 @@
 
 from django.urls import reverse
 
-from accounting.money import usd_text
+from accounting.pricing.money import usd_text
 from accounting.provenance import origin_label, run_source
 from results.point_logs import has_log
 

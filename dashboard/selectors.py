@@ -9,11 +9,12 @@ from decimal import Decimal
 from django.db.models import Count
 from django.shortcuts import get_object_or_404
 
-from accounting import operating_points, policy
+from accounting import policy
+from accounting import sla as sla_rule
 from accounting.models import CostAlarm, CostSnapshot
-from accounting.money import usd_text
-from accounting.operating_points import Sla
+from accounting.pricing.money import usd_text
 from accounting.provenance import origin_label, published_label, published_of
+from accounting.sla import Sla
 from hardware_catalog.models import Accelerator, Price
 from results.models import BenchmarkRun, OperatingPoint
 from results.point_logs import with_log_flags
@@ -63,7 +64,7 @@ def shown_throughput(points, workload, *, endpoint: bool = False) -> tuple[str, 
     """The unit and each point's throughput per accelerator the run page shows: in the workload's unit of work
     (output tokens/s for LLM workloads: a published point's `throughput_per_s` counts samples beside its tokens),
     else, for an endpoint or a point with no figure in that unit, in the points' own unit."""
-    in_unit = {point.index: operating_points.throughput_in_unit(point, workload) for point in points}
+    in_unit = {point.index: sla_rule.throughput_in_unit(point, workload) for point in points}
     if not endpoint and all(value is not None for value in in_unit.values()):
         return policy.unit_for(workload), in_unit
     unit = points[0].throughput_unit if points else policy.unit_for(workload)
@@ -79,7 +80,7 @@ def run_page(run_id, *, sla: Sla | None = None, point_index=None) -> RunPage:
     sla = sla if sla is not None else policy.reference_sla(workload)
     chosen, reason = None, "no operating points"
     if points:
-        choice = operating_points.choose(points, workload=workload, sla=sla)
+        choice = sla_rule.choose(points, workload=workload, sla=sla)
         chosen, reason = choice.point, choice.reason
     by_index = {point.index: point for point in points}
     focus = by_index.get(point_index) or chosen or (points[-1] if points else None)

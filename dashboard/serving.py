@@ -10,7 +10,7 @@ from django import forms
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
-from accounting.money import cost_basis_text
+from accounting.pricing.money import cost_basis_text
 from accounting.provenance import origin_label
 from accounting.serving.front import best_covered_target
 from accounting.serving.points import fronts, llm_workload

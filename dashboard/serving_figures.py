@@ -4,7 +4,7 @@ two measured points the interpolation used). Data in, `go.Figure` out; no databa
 
 import plotly.graph_objects as go
 
-from accounting.money import usd_text
+from accounting.pricing.money import usd_text
 from accounting.serving.front import front_curve
 
 from .figures import LAYOUT

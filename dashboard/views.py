@@ -12,9 +12,9 @@ from django.views.decorators.http import require_GET
 
 from accounting import comparisons, policy
 from accounting.coverage import default_workload, workload_coverage
-from accounting.money import cost_basis_text
-from accounting.operating_points import Sla
-from accounting.selectors import ranking
+from accounting.pricing.money import cost_basis_text
+from accounting.rankings.ranking import ranking
+from accounting.sla import Sla
 from agents.jobs import job_create
 from agents.jobspec import JobSpecError
 from agents.models import Agent, Job

@@ -2,7 +2,7 @@
 
 from decimal import ROUND_HALF_UP, Decimal
 
-from accounting.costing import PER_MILLION_QUANTUM
+from accounting.pricing.costing import PER_MILLION_QUANTUM
 
 
 def per_million(hourly_usd, throughput_per_s, utilization=1) -> Decimal:

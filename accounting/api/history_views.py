@@ -1,4 +1,4 @@
-"""Rankings, cost series and alarms: thin views over accounting.selectors and accounting.alarms."""
+"""Rankings, cost series and alarms: thin views over accounting.rankings.ranking and accounting.history.alarms."""
 
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -14,22 +14,22 @@ from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..alarms import acknowledge
-from ..models import CostAlarm
-from ..policy import ParameterError
-from ..ranking_cache import cached
-from ..selectors import cost_series, ranking
-from .ranking_serializers import (
+from accounting.api.ranking_serializers import (
     CostSeriesQuerySerializer,
     CostSnapshotSerializer,
     RankingQuerySerializer,
     RankingSerializer,
 )
-from .renderers import RankingCSVRenderer
-from .serializers import PER_MILLION_USD
-from .serving_serializers import ServingRankingSerializer
-from .serving_views import serving_ranking_response
-from .validation import refused_as_400, validated
+from accounting.api.renderers import RankingCSVRenderer
+from accounting.api.serializers import PER_MILLION_USD
+from accounting.api.serving_serializers import ServingRankingSerializer
+from accounting.api.serving_views import serving_ranking_response
+from accounting.api.validation import refused_as_400, validated
+from accounting.history.alarms import acknowledge
+from accounting.models import CostAlarm
+from accounting.policy import ParameterError
+from accounting.rankings.cache import cached
+from accounting.rankings.ranking import cost_series, ranking
 
 INTERACTIVITY_PARAMETER = OpenApiParameter(
     "interactivity_tps_per_user", float, required=False,

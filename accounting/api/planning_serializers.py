@@ -4,9 +4,7 @@ from decimal import Decimal
 
 from rest_framework import serializers
 
-from hardware_catalog.models import PriceKind
-
-from .ranking_serializers import (
+from accounting.api.ranking_serializers import (
     POSITIVE,
     AsOfField,
     PublishedQueryMixin,
@@ -18,7 +16,8 @@ from .ranking_serializers import (
     latency_bound,
     token_length,
 )
-from .serializers import PER_MILLION_USD
+from accounting.api.serializers import PER_MILLION_USD
+from hardware_catalog.models import PriceKind
 
 
 # What a capacity plan is bought under: the cost bases, how full a replica may run, the monthly budget, when

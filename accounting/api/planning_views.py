@@ -6,19 +6,18 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from results.models import BenchmarkRun
-
-from ..comparisons import ComparisonError, compare
-from ..llm import TargetError
-from ..policy import ParameterError
-from ..recommendations import cost_per_million_at_load, recommend
-from .planning_serializers import (
+from accounting.api.planning_serializers import (
     ComparisonRequestSerializer,
     ComparisonResponseSerializer,
     RecommendationRequestSerializer,
     RecommendationResponseSerializer,
 )
-from .validation import refused_as_400, validated
+from accounting.api.validation import refused_as_400, validated
+from accounting.comparisons import ComparisonError, compare
+from accounting.policy import ParameterError
+from accounting.recommendations import cost_per_million_at_load, recommend
+from accounting.tokens import TargetError
+from results.models import BenchmarkRun
 
 
 class RecommendationView(APIView):

@@ -5,14 +5,13 @@ from decimal import Decimal
 from rest_framework import serializers
 
 import workloads
+from accounting import policy
+from accounting.api.serializers import PER_MILLION_USD, HourlyCostSerializer, OnPremAssumptionsSerializer
+from accounting.provenance import origin_label
 from hardware_catalog.api.serializers import PriceSerializer
 from hardware_catalog.models import PriceKind
 from hardware_catalog.selectors import parse_as_of
 from results.models import PublishedResult
-
-from .. import policy
-from ..provenance import origin_label
-from .serializers import PER_MILLION_USD, HourlyCostSerializer, OnPremAssumptionsSerializer
 
 MODEL_CLASSES = sorted(workloads.MODEL_CLASSES)
 WORKLOAD_IDS = sorted(workloads.WORKLOADS)

@@ -2,10 +2,9 @@ from decimal import Decimal
 
 from rest_framework import serializers
 
+from accounting.pricing import costing
 from hardware_catalog.api.serializers import PriceSerializer
 from hardware_catalog.models import Accelerator, OnPremAssumptions, PriceKind
-
-from .. import costing
 
 # Every cost per million the API serves: the full stored precision (a cheap workload's $0.000612345678).
 PER_MILLION_USD = {"max_digits": costing.PER_MILLION_MAX_DIGITS, "decimal_places": costing.PER_MILLION_DECIMAL_PLACES}

@@ -5,9 +5,8 @@ import io
 
 from rest_framework.renderers import BaseRenderer
 
+from accounting.api.renderers import error_csv
 from inferledger.csv_cells import safe_dict
-
-from .renderers import error_csv
 
 COLUMNS = [
     "rank", "status", "tied_with_next", "accelerator", "backend", "precision", "origin",

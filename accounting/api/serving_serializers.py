@@ -4,19 +4,18 @@ from decimal import Decimal
 
 from rest_framework import serializers
 
-from hardware_catalog.api.serializers import PriceSerializer
-from hardware_catalog.models import PriceKind
-
-from .. import policy
-from .planning_serializers import CapacityPlanMixin
-from .ranking_serializers import (
+from accounting import policy
+from accounting.api.planning_serializers import CapacityPlanMixin
+from accounting.api.ranking_serializers import (
     AcceleratorRefSerializer,
     AsOfField,
     OfferFiltersMixin,
     PublishedQueryMixin,
     published_field,
 )
-from .serializers import PER_MILLION_USD, HourlyCostSerializer, OnPremAssumptionsSerializer
+from accounting.api.serializers import PER_MILLION_USD, HourlyCostSerializer, OnPremAssumptionsSerializer
+from hardware_catalog.api.serializers import PriceSerializer
+from hardware_catalog.models import PriceKind
 
 POSITIVE = Decimal("0.001")
 

@@ -6,12 +6,8 @@ from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..ranking_cache import cached
-from ..serving.planning import cost_series_at, plan
-from ..serving.points import fronts, llm_workload
-from ..serving.ranking import serving_ranking
-from .serving_renderers import ServingRankingCSVRenderer
-from .serving_serializers import (
+from accounting.api.serving_renderers import ServingRankingCSVRenderer
+from accounting.api.serving_serializers import (
     FrontSerializer,
     FrontsQuerySerializer,
     ServingPlanRequestSerializer,
@@ -21,7 +17,11 @@ from .serving_serializers import (
     ServingSeriesPointSerializer,
     ServingSeriesQuerySerializer,
 )
-from .validation import refused_as_400, validated
+from accounting.api.validation import refused_as_400, validated
+from accounting.rankings.cache import cached
+from accounting.serving.planning import cost_series_at, plan
+from accounting.serving.points import fronts, llm_workload
+from accounting.serving.ranking import serving_ranking
 
 
 def _llm_question(serializer_class, data) -> dict:

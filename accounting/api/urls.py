@@ -1,10 +1,10 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from .history_views import CostAlarmViewSet, CostSeriesView, RankingView
-from .planning_views import ComparisonView, RecommendationView
-from .serving_views import ServingCostSeriesView, ServingFrontsView, ServingPlanView, ServingRankingView
-from .views import CostEstimateView
+from accounting.api.history_views import CostAlarmViewSet, CostSeriesView, RankingView
+from accounting.api.planning_views import ComparisonView, RecommendationView
+from accounting.api.serving_views import ServingCostSeriesView, ServingFrontsView, ServingPlanView, ServingRankingView
+from accounting.api.views import CostEstimateView
 
 router = SimpleRouter()
 router.register("alarms", CostAlarmViewSet, basename="alarm")

@@ -6,7 +6,7 @@ from contextlib import contextmanager
 
 from rest_framework.exceptions import ValidationError
 
-from ..errors import FieldError
+from accounting.errors import FieldError
 
 
 def validated(serializer_class, data) -> dict:

@@ -3,9 +3,9 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..offerings import NoPriceError, estimate_cost
-from .serializers import CostEstimateRequestSerializer, CostEstimateResponseSerializer
-from .validation import refused_as_400, validated
+from accounting.api.serializers import CostEstimateRequestSerializer, CostEstimateResponseSerializer
+from accounting.api.validation import refused_as_400, validated
+from accounting.pricing.offerings import NoPriceError, estimate_cost
 
 
 class CostEstimateView(APIView):

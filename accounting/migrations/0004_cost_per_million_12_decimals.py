@@ -7,7 +7,7 @@ differing by a rounding step.
 
 from django.db import migrations, models
 
-from accounting import costing
+from accounting.pricing import costing
 
 
 def refill_costs(apps, schema_editor):

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from .. import costing
-from .front import FrontReading
+from accounting.pricing import costing
+from accounting.serving.front import FrontReading
 
 
 @dataclass(frozen=True)

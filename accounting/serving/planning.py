@@ -11,13 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from accounting import policy
+from accounting.serving.economics import ServingCapacity, capacity_at, requests_demand, users_demand
+from accounting.serving.points import workload_of
+from accounting.serving.ranking import ServingRanking, ServingRow, serving_ranking
 from hardware_catalog.models import Accelerator, Price
 from workloads import LLM_DECODER
-
-from .. import policy
-from .economics import ServingCapacity, capacity_at, requests_demand, users_demand
-from .points import workload_of
-from .ranking import ServingRanking, ServingRow, serving_ranking
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from accounting import policy
+from accounting import sla as sla_rule
+from accounting.provenance import origin_label, published_of, source_label
+from accounting.serving.front import Front, InteractivitySource, ServingPoint, combine_runs, pareto_front
 from hardware_catalog.models import Accelerator
 from results.models import BenchmarkRun, OperatingPoint, RunOrigin
 from workloads import registry
-
-from .. import operating_points, policy
-from ..provenance import origin_label, published_of, source_label
-from .front import Front, InteractivitySource, ServingPoint, combine_runs, pareto_front
 
 # Where LoadGen's requested TPOT bound sits in a run's settings (summary and detail log spellings).
 _TPOT_BOUND_KEYS_NS = ("tpot_latency (ns)", "server_tpot_latency", "tpot_latency_ns", "tpot_latency")
@@ -51,7 +51,7 @@ def _replica_output_tokens_per_s(point: OperatingPoint, run: BenchmarkRun) -> fl
     system = (point.details or {}).get("system_tokens_per_second")
     if system:
         return float(system)
-    per_point = operating_points.output_tokens_per_s(point)
+    per_point = sla_rule.output_tokens_per_s(point)
     if per_point is None:
         return None
     # Published results are stored per accelerator (system figure / accelerators); ours per replica.
@@ -62,7 +62,7 @@ def _replica_requests_per_s(point: OperatingPoint, run: BenchmarkRun) -> float |
     system = (point.details or {}).get("system_samples_per_second")
     if system:
         return float(system)
-    if point.throughput_unit != operating_points.OUTPUT_TOKENS and run.origin == RunOrigin.EXTERNAL:
+    if point.throughput_unit != sla_rule.OUTPUT_TOKENS and run.origin == RunOrigin.EXTERNAL:
         return point.throughput_per_s * run.accelerator_count
     return None
 
@@ -84,7 +84,7 @@ def _rounds(point: OperatingPoint, run: BenchmarkRun) -> tuple[float, ...]:
         rounds = run.payload["points"][point.index]["rounds"]
     except (KeyError, IndexError, TypeError):
         return ()
-    if rounds.get("chosen_by") != "throughput_per_s" or point.throughput_unit != operating_points.OUTPUT_TOKENS:
+    if rounds.get("chosen_by") != "throughput_per_s" or point.throughput_unit != sla_rule.OUTPUT_TOKENS:
         return ()
     return tuple(float(v) for v in rounds.get("values") or () if isinstance(v, int | float) and v > 0)
 

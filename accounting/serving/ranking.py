@@ -9,14 +9,18 @@ from decimal import Decimal
 
 from django.utils import timezone
 
-from hardware_catalog.models import OnPremAssumptions, Price, PriceKind
-from hardware_catalog.selectors import cheapest_prices_in_force, onprem_assumptions_in_force
-from workloads import registry
-
-from .. import costing, policy
-from ..offerings import hourly_offer, no_price_reason
-from .economics import Energy, TokenCosts, energy_at, input_tokens_per_output_token, tie_groups, token_costs
-from .front import (
+from accounting import policy
+from accounting.pricing import costing
+from accounting.pricing.offerings import hourly_offer, no_price_reason
+from accounting.serving.economics import (
+    Energy,
+    TokenCosts,
+    energy_at,
+    input_tokens_per_output_token,
+    tie_groups,
+    token_costs,
+)
+from accounting.serving.front import (
     INTERPOLATION_METHOD,
     INTERVAL_METHOD,
     FrontReading,
@@ -24,7 +28,10 @@ from .front import (
     front_meeting_ttft,
     read_at_interactivity,
 )
-from .points import FrontGroup, fronts, llm_workload
+from accounting.serving.points import FrontGroup, fronts, llm_workload
+from hardware_catalog.models import OnPremAssumptions, Price, PriceKind
+from hardware_catalog.selectors import cheapest_prices_in_force, onprem_assumptions_in_force
+from workloads import registry
 
 
 @dataclass(frozen=True)

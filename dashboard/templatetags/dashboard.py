@@ -4,7 +4,7 @@ from decimal import Decimal, InvalidOperation
 
 from django import template
 
-from accounting.money import usd_text
+from accounting.pricing.money import usd_text
 
 register = template.Library()
 
@@ -20,7 +20,7 @@ def _number(value):
 
 @register.filter
 def usd(value):
-    """Money by magnitude (accounting.money.usd_text): cents from a dollar up, three significant digits below."""
+    """Money by magnitude (pricing.money.usd_text): cents from a dollar up, three significant digits below."""
     number = _number(value)
     return "—" if number is None else usd_text(number)
 

@@ -8,7 +8,7 @@ import html
 import pytest
 
 from accounting import policy
-from accounting.selectors import ranking
+from accounting.rankings.ranking import ranking
 from harness.backends import BACKENDS
 from harness.runner import SuiteItem, run_item
 from results.ingest import STORED, ingest_result

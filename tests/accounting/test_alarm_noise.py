@@ -5,8 +5,8 @@ from decimal import Decimal
 
 import pytest
 
+from accounting.history.noise import relative_spread, within_noise
 from accounting.models import CostAlarm
-from accounting.noise import relative_spread, within_noise
 from results.models import BenchmarkRun
 from results.signals import run_ingested
 

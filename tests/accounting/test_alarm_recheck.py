@@ -1,5 +1,5 @@
 """Alarms raised under older rules (costs rounded to four decimals, one alarm per SLA series) are judged again
-under the rules in force and withdrawn, never deleted: manage.py recheck_alarms (accounting.alarms)."""
+under the rules in force and withdrawn, never deleted: manage.py recheck_alarms (accounting.history.alarms)."""
 
 from datetime import UTC, datetime
 from decimal import Decimal

@@ -5,7 +5,7 @@ from decimal import Decimal
 from hypothesis import given
 from hypothesis import strategies as st
 
-from accounting.attribution import CostState, attribute
+from accounting.history.attribution import CostState, attribute
 
 amounts = st.decimals(min_value="0.01", max_value="100", places=4)
 rates = st.decimals(min_value="1", max_value="100000", places=2)

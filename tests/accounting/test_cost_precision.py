@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 
 from accounting.models import CostAlarm, CostSnapshot
-from accounting.money import usd_text
+from accounting.pricing.money import usd_text
 from results.models import BenchmarkRun
 from results.signals import run_ingested
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from accounting import costing
+from accounting.pricing import costing
 
 
 def test_it_costs_a_cloud_accelerator_per_million_to_the_cent():

@@ -4,7 +4,7 @@ from decimal import Decimal
 
 import pytest
 
-from accounting.money import usd_text
+from accounting.pricing.money import usd_text
 
 
 @pytest.mark.parametrize(

@@ -11,9 +11,9 @@ from django.db import transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from accounting.history.published import snapshots_for_published
+from accounting.history.snapshots import recompute_all
 from accounting.models import CostAlarm, CostSnapshot
-from accounting.published_snapshots import snapshots_for_published
-from accounting.snapshots import recompute_all
 from hardware_catalog.models import OnPremAssumptions, PriceKind
 from results.mlperf import shipped
 from results.mlperf.store import import_records

@@ -5,7 +5,7 @@ from decimal import Decimal
 
 import pytest
 
-from accounting.selectors import ranking
+from accounting.rankings.ranking import ranking
 from tests.money import per_million
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ import pytest
 from django.core.cache import cache
 from django.utils import timezone
 
-from accounting import ranking_cache
+from accounting.rankings import cache as ranking_cache
 from tests.money import per_million_text
 
 pytestmark = pytest.mark.django_db

@@ -3,7 +3,7 @@
 import pytest
 
 from accounting import policy
-from accounting.operating_points import Sla
+from accounting.sla import Sla
 from workloads import registry
 
 LLM_WITH_SERVER_BOUNDS = [

@@ -5,7 +5,7 @@ Expectations are computed by hand in the comments (issue #12's "Must show").
 
 import pytest
 
-from accounting.selectors import ranking
+from accounting.rankings.ranking import ranking
 from tests.money import per_million, per_million_text
 
 pytestmark = pytest.mark.django_db

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from accounting.alarms import recheck_open_alarms
+from accounting.history.alarms import recheck_open_alarms
 
 
 class Command(BaseCommand):

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 
-from accounting.alarms import check_regressions
-from accounting.snapshots import recompute_all
+from accounting.history.alarms import check_regressions
+from accounting.history.snapshots import recompute_all
 
 
 class Command(BaseCommand):

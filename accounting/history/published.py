@@ -16,11 +16,10 @@ moments (publication rounds, price dates), not of runs.
 
 from collections import defaultdict
 
+from accounting.history.snapshots import feasible_choices, latest_run_ids_at, priced, store_new
 from hardware_catalog.models import OnPremAssumptions, Price
 from hardware_catalog.selectors import onprem_assumptions_in_force_at, prices_in_force
 from results.models import BenchmarkRun
-
-from .snapshots import feasible_choices, latest_run_ids_at, priced, store_new
 
 
 def snapshots_for_published(run_ids) -> int:

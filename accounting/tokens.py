@@ -19,10 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from accounting.errors import FieldError
+from accounting.pricing import costing
 from workloads import Workload
-
-from . import costing
-from .errors import FieldError
 
 OUTPUT_TOKENS = "output_tokens"
 

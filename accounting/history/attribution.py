@@ -17,7 +17,7 @@ unrounded cost (hourly / throughput), so the parts sum to the total without roun
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 
-from .costing import PER_MILLION_QUANTUM
+from accounting.pricing.costing import PER_MILLION_QUANTUM
 
 FACTORS = ("price", "throughput", "utilization", "power")
 STORED_QUANTUM = PER_MILLION_QUANTUM  # as snapshots store costs per million

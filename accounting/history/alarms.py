@@ -6,7 +6,7 @@ then the baseline the change is attributed against). Above the threshold an alar
 N and the threshold are settings: ACCOUNTING_ALARM_WINDOW (default 5), ACCOUNTING_ALARM_THRESHOLD
 (default 0.10, i.e. 10 %).
 
-No alarm is raised for a change within the measured noise of the figures involved (accounting.noise:
+No alarm is raised for a change within the measured noise of the figures involved (accounting.history.noise:
 the spread of each point's rounds), and one change raises one alarm per (workload, accelerator, cost
 basis): the SLA series of the same accelerator that move because of the same runs and price rows share it.
 """
@@ -20,10 +20,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from .attribution import FACTORS, CostState, attribute
-from .models import CostAlarm, CostSnapshot
-from .money import usd_text
-from .noise import point_rounds, throughput_noise, within_noise
+from accounting.history.attribution import FACTORS, CostState, attribute
+from accounting.history.noise import point_rounds, throughput_noise, within_noise
+from accounting.models import CostAlarm, CostSnapshot
+from accounting.pricing.money import usd_text
 
 
 def alarm_window() -> int:
@@ -112,7 +112,7 @@ def _hourly_usd(snapshot):
 
 
 def _measured_noise_covering(baseline: CostSnapshot, snapshot: CostSnapshot) -> float | None:
-    """The measured noise of the two points when the change lies within it (accounting.noise), else None."""
+    """The measured noise of the two points when the change lies within it (accounting.history.noise), else None."""
     noise = throughput_noise(
         point_rounds(baseline.run, baseline.point.index), point_rounds(snapshot.run, snapshot.point.index)
     )

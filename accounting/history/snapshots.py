@@ -6,7 +6,7 @@ run's finish, the price's effective_from and (on-prem) the assumption set's crea
 event computes it, the same inputs give the same row, and the unique digest makes re-running a no-op.
 Snapshots are computed for every price offering in force, under the standard SLAs of the run's workload
 (the registry's p99 bounds, or MLPerf's TTFT/TPOT bounds for LLM workloads, and no SLA), at utilization 1,
-at the point operating_points.choose picks; a series is one workload's configuration (see series_key).
+at the point sla_rule.choose picks; a series is one workload's configuration (see series_key).
 """
 
 import hashlib
@@ -16,15 +16,16 @@ from decimal import Decimal
 
 from django.db.models import Q
 
+from accounting import policy
+from accounting import sla as sla_rule
+from accounting.models import CostSnapshot
+from accounting.pricing import costing
+from accounting.pricing.offerings import offer_at_point
+from accounting.sla import Sla
 from hardware_catalog.models import Accelerator, OnPremAssumptions, Price, PriceKind
 from hardware_catalog.selectors import onprem_assumptions_in_force, prices_in_force
 from results.models import BenchmarkRun
 from workloads import Workload
-
-from . import costing, operating_points, policy
-from .models import CostSnapshot
-from .offerings import offer_at_point
-from .operating_points import Sla
 
 
 def _digest(*parts) -> str:
@@ -79,13 +80,11 @@ def _build(run, workload: Workload, choice, price, assumptions, sla: Sla) -> Cos
     )  # fmt: skip
 
 
-def feasible_choices(run: BenchmarkRun) -> list[tuple[Sla, operating_points.SlaChoice]]:
+def feasible_choices(run: BenchmarkRun) -> list[tuple[Sla, sla_rule.SlaChoice]]:
     """The point chosen under each standard SLA of the run's workload that some point meets."""
     workload = policy.workload_of(run)
     points = list(run.points.all())
-    choices = [
-        (sla, operating_points.choose(points, workload=workload, sla=sla)) for sla in policy.standard_slas(workload)
-    ]
+    choices = [(sla, sla_rule.choose(points, workload=workload, sla=sla)) for sla in policy.standard_slas(workload)]
     return [(sla, choice) for sla, choice in choices if choice.feasible]
 
 

@@ -13,16 +13,18 @@ from decimal import Decimal
 
 from django.utils import timezone
 
+from accounting import policy
+from accounting import sla as sla_rule
+from accounting import tokens as token_model
+from accounting.models import CostSnapshot
+from accounting.pricing import costing
+from accounting.pricing.offerings import no_price_reason, offer_at_point
+from accounting.provenance import published_by_source, published_of, source_label
+from accounting.sla import Sla
 from hardware_catalog.models import Accelerator, OnPremAssumptions, Price, PriceKind
 from hardware_catalog.selectors import cheapest_prices_in_force, onprem_assumptions_in_force
 from results.models import BenchmarkRun, OperatingPoint, PublishedResult
 from workloads import Workload
-
-from . import costing, llm, operating_points, policy
-from .models import CostSnapshot
-from .offerings import no_price_reason, offer_at_point
-from .operating_points import Sla
-from .provenance import published_by_source, published_of, source_label
 
 _HEAVY_POINT_FIELDS = ("details", "loadgen_summary_log", "loadgen_detail_log", "loadgen_reasons")
 _HEAVY_RUN_FIELDS = ("payload", "environment", "settings", "telemetry", "accuracy")
@@ -46,7 +48,7 @@ class RankingRow:
     origin: str
     source: str
     accelerator_count: int  # the deployment unit the result was measured on
-    tokens: llm.LlmCost | None = None  # LLM workloads: per 1M output and total tokens
+    tokens: token_model.LlmCost | None = None  # LLM workloads: per 1M output and total tokens
     published: PublishedResult | None = None  # a published row's round, division, submitter, system
 
 
@@ -70,7 +72,7 @@ class Ranking:
     as_of: datetime
     rows: list[RankingRow]
     infeasible: list[InfeasibleRow]
-    token_lengths: llm.TokenLengths | None = None
+    token_lengths: token_model.TokenLengths | None = None
 
     @property
     def model_class(self) -> str:
@@ -84,11 +86,11 @@ class Ranking:
 def chosen_points(runs, *, workload: Workload, sla: Sla):
     """Per ranking row: the point of the latest runs with the highest throughput meeting the SLA (SQL form)."""
     latest = OperatingPoint.objects.filter(run_id__in=policy.latest_run_ids(runs))
-    winners = operating_points.chosen_points(latest, workload=workload, sla=sla, partition=ROW_PARTITION)
+    winners = sla_rule.chosen_points(latest, workload=workload, sla=sla, partition=ROW_PARTITION)
     # The window sorts narrow rows (ids and numbers); the wide rows are fetched for the winners only.
     return (
         OperatingPoint.objects.filter(id__in=winners)
-        .annotate(unit_throughput=operating_points.throughput_expression(workload))
+        .annotate(unit_throughput=sla_rule.throughput_expression(workload))
         .select_related("run", "run__accelerator", "run__accelerator__priced_as", "run__agent", "run__published")
         .defer(*_HEAVY_POINT_FIELDS, *(f"run__{name}" for name in _HEAVY_RUN_FIELDS))
         .order_by()
@@ -124,8 +126,8 @@ def ranking(
     if not 0 < share <= 1:
         raise policy.ParameterError("utilization", f"utilization must be in (0, 1], got {utilization}")
     lengths = None
-    if operating_points.counts_output_tokens(chosen_workload):
-        lengths = llm.token_lengths(
+    if sla_rule.counts_output_tokens(chosen_workload):
+        lengths = token_model.token_lengths(
             chosen_workload,
             input_tokens_per_request=input_tokens_per_request,
             output_tokens_per_request=output_tokens_per_request,
@@ -163,9 +165,9 @@ def ranking(
         )
         tokens = None
         if lengths is not None:
-            rates = llm.token_rates(point, lengths)
-            tokens = llm.llm_cost(hourly_usd=offer.hourly.total_usd_per_hour, rates=rates, utilization=share)
-        energy = operating_points.energy_j(point, throughput, point.power_w_mean)
+            rates = token_model.token_rates(point, lengths)
+            tokens = token_model.llm_cost(hourly_usd=offer.hourly.total_usd_per_hour, rates=rates, utilization=share)
+        energy = sla_rule.energy_j(point, throughput, point.power_w_mean)
         rows.append(
             RankingRow(
                 0, accelerator, run, point, throughput, point.latency_p99_ms, energy, offer.hourly, price,
@@ -193,7 +195,7 @@ def _with_rank(row: RankingRow, rank: int) -> RankingRow:
 
 def _cannot_meet_sla(runs, workload: Workload, sla: Sla, feasible: set) -> list[InfeasibleRow]:
     latest = OperatingPoint.objects.filter(run_id__in=policy.latest_run_ids(runs))
-    best = operating_points.best_figures(latest, workload=workload, partition=ROW_PARTITION)
+    best = sla_rule.best_figures(latest, workload=workload, partition=ROW_PARTITION)
     missing = [row for row in best if _row_key(*(row[name] for name in ROW_PARTITION)) not in feasible]
     if not missing:
         return []
@@ -202,7 +204,7 @@ def _cannot_meet_sla(runs, workload: Workload, sla: Sla, feasible: set) -> list[
     return [
         InfeasibleRow(
             by_id[row["run__accelerator_id"]],
-            operating_points.unmet_reason(sla, row),
+            sla_rule.unmet_reason(sla, row),
             row["p99_ms"],
             row["run__origin"],
             source_label(

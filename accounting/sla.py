@@ -28,9 +28,8 @@ from decimal import Decimal
 from django.db.models import Case, F, FloatField, Min, Value, When, Window
 from django.db.models.functions import RowNumber
 
+from accounting.pricing import costing
 from workloads import LlmSla, Unit, Workload
-
-from . import costing
 
 # SLA bound name -> the OperatingPoint field it bounds.
 _BOUNDED_FIELDS = {"p99_ms": "latency_p99_ms", "ttft_p99_ms": "ttft_p99_ms", "tpot_p99_ms": "tpot_p99_ms"}

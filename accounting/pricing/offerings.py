@@ -10,10 +10,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
+from accounting.pricing import costing
 from hardware_catalog.models import Accelerator, OnPremAssumptions, Price, PriceKind
 from hardware_catalog.selectors import cheapest_price_in_force, onprem_assumptions_in_force
-
-from . import costing
 
 
 class NoPriceError(ValueError):

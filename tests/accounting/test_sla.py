@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import workloads
-from accounting import operating_points
-from accounting.operating_points import Sla
+from accounting import sla as sla_rule
+from accounting.sla import Sla
 
 RESNET, LLAMA = workloads.get("resnet50"), workloads.get("llama2-70b-99")
 
@@ -24,12 +24,12 @@ def _point(throughput, p99, *, pk=None, ttft=None, tpot=None, output_tokens=None
 
 def test_it_chooses_the_highest_throughput_point_within_the_sla():
     points = [_point(100, 2.0), _point(400, 9.0), _point(900, 25.0)]
-    choice = operating_points.choose(points, workload=RESNET, sla=Sla(p99_ms=Decimal("10")))
+    choice = sla_rule.choose(points, workload=RESNET, sla=Sla(p99_ms=Decimal("10")))
     assert choice.feasible and choice.point is points[1] and choice.throughput_per_s == 400
 
 
 def test_it_calls_hardware_infeasible_when_no_point_meets_the_sla():
-    choice = operating_points.choose([_point(100, 12.0), _point(300, 30.0)], workload=RESNET, sla=Sla(Decimal("10")))
+    choice = sla_rule.choose([_point(100, 12.0), _point(300, 30.0)], workload=RESNET, sla=Sla(Decimal("10")))
     assert not choice.feasible
     assert choice.point is None
     assert "best measured p99 is 12.000 ms" in choice.reason
@@ -40,16 +40,16 @@ def test_it_bounds_llm_points_by_ttft_and_tpot_not_whole_request_latency():
     server = _point(9.0, 156_240.6, ttft=474.0, tpot=179.8, output_tokens=2700.0)
     offline = _point(10.4, 2_614_409.0, output_tokens=3010.0)  # Offline: throughput only, no TTFT/TPOT
     mlperf_server = Sla(ttft_p99_ms=Decimal("2000"), tpot_p99_ms=Decimal("200"))
-    choice = operating_points.choose([server, offline], workload=LLAMA, sla=mlperf_server)
+    choice = sla_rule.choose([server, offline], workload=LLAMA, sla=mlperf_server)
     assert choice.point is server and choice.throughput_per_s == 2700.0  # output tokens/s, not samples/s
     interactive = Sla(ttft_p99_ms=Decimal("450"), tpot_p99_ms=Decimal("40"))
-    refused = operating_points.choose([server, offline], workload=LLAMA, sla=interactive)
+    refused = sla_rule.choose([server, offline], workload=LLAMA, sla=interactive)
     assert not refused.feasible
     assert "best TTFT p99 is 474.000 ms, TPOT p99 is 179.800 ms" in refused.reason
-    only_offline = operating_points.choose([offline], workload=LLAMA, sla=mlperf_server)
+    only_offline = sla_rule.choose([offline], workload=LLAMA, sla=mlperf_server)
     assert "no operating point reports TTFT p99 or TPOT p99" in only_offline.reason
     # With no SLA the Offline point ranks: the highest throughput.
-    assert operating_points.choose([server, offline], workload=LLAMA, sla=Sla()).point is offline
+    assert sla_rule.choose([server, offline], workload=LLAMA, sla=Sla()).point is offline
 
 
 def test_a_published_server_result_without_percentiles_carries_mlperfs_bounds_as_met_by_validity():
@@ -60,23 +60,23 @@ def test_a_published_server_result_without_percentiles_carries_mlperfs_bounds_as
         10.4, 2_614_409.0, output_tokens=3010.0, run=SimpleNamespace(origin="external", scenario="offline")
     )
     looser = Sla(ttft_p99_ms=Decimal("3000"), tpot_p99_ms=Decimal("250"))
-    assert operating_points.choose([server, offline], workload=LLAMA, sla=looser).point is server
+    assert sla_rule.choose([server, offline], workload=LLAMA, sla=looser).point is server
     mlperf_server = Sla(ttft_p99_ms=Decimal("2000"), tpot_p99_ms=Decimal("200"))
-    assert operating_points.choose([server, offline], workload=LLAMA, sla=mlperf_server).point is server
+    assert sla_rule.choose([server, offline], workload=LLAMA, sla=mlperf_server).point is server
     # Tighter than MLPerf's Server bounds: unknown, so not met (the Interactive bounds are 450 / 40 ms).
     interactive = Sla(ttft_p99_ms=Decimal("450"), tpot_p99_ms=Decimal("40"))
-    refused = operating_points.choose([server, offline], workload=LLAMA, sla=interactive)
+    refused = sla_rule.choose([server, offline], workload=LLAMA, sla=interactive)
     assert not refused.feasible and "TTFT p99 is 2000.000 ms, TPOT p99 is 200.000 ms" in refused.reason
     # Our own measured point without token latencies gets no such credit.
     measured = _point(9.0, 1000.0, output_tokens=2700.0)
-    assert not operating_points.choose([measured], workload=LLAMA, sla=looser).feasible
+    assert not sla_rule.choose([measured], workload=LLAMA, sla=looser).feasible
 
 
 def test_it_does_not_depend_on_the_order_of_the_points():
     points = [_point(500, 5.0, pk=3), _point(500, 4.0, pk=2), _point(500, 4.0, pk=1), _point(100, 1.0, pk=4)]
     for ordering in (points, list(reversed(points))):
         # Equal throughput: the lower p99 wins, then the lower id.
-        assert operating_points.choose(ordering, workload=RESNET, sla=Sla()).point.pk == 1
+        assert sla_rule.choose(ordering, workload=RESNET, sla=Sla()).point.pk == 1
 
 
 # --- The SQL form agrees with the Python form ------------------------------------------------------------
@@ -116,7 +116,7 @@ def test_the_sql_form_chooses_the_point_the_python_form_chooses(make_run, points
                    scenario=scenario)  # fmt: skip
     stored = OperatingPoint.objects.filter(run=run)
 
-    python = operating_points.choose(list(stored.select_related("run")), workload=workload, sla=sla)
-    sql = list(operating_points.chosen_points(stored, workload=workload, sla=sla, partition=["run_id"]))
+    python = sla_rule.choose(list(stored.select_related("run")), workload=workload, sla=sla)
+    sql = list(sla_rule.chosen_points(stored, workload=workload, sla=sla, partition=["run_id"]))
 
     assert [row["id"] for row in sql] == ([python.point.pk] if python.feasible else [])
