@@ -68,14 +68,15 @@ $(KSERVE_STAMP): requirements-kserve.txt
 
 kserve-venv: $(KSERVE_STAMP)
 
+# ROTATE_TOKEN=1 revokes the demo token printed last time and prints a new one (kept in var/demo-token otherwise).
 run: runtime-venv
-	$(PY) manage.py prepare_run --base-url http://$(HOST):$(PORT)
-	@echo "Serving InferLedger on http://$(HOST):$(PORT)/  (API: /api/v1/, docs: /api/docs/, admin: /admin/)"
+	$(PY) manage.py prepare_run --base-url http://$(HOST):$(PORT) $(if $(ROTATE_TOKEN),--rotate-token)
 	@echo "The built-in local agent measures this machine in the background: progress on /jobs/ (log: var/local-agent.log)"
 	@mkdir -p var
 	nice -n 19 $(COMPILE_VENV) &
 	$(PY) manage.py run_agent --name local > var/local-agent.log 2>&1 & agent=$$!; \
-	trap 'kill $$agent 2>/dev/null' EXIT INT TERM; \
+	$(PY) inferledger/announce.py http://$(HOST):$(PORT)/ & announce=$$!; \
+	trap 'kill $$agent $$announce 2>/dev/null' EXIT INT TERM; \
 	$(PY) manage.py runserver --noreload $(HOST):$(PORT)
 
 serve: runtime-venv

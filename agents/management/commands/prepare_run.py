@@ -1,3 +1,5 @@
+from pathlib import Path
+
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
@@ -7,17 +9,22 @@ class Command(BaseCommand):
         "Everything `make run` does before serving, in one process (one Django start-up instead of six): "
         "migrate, load the catalog and the shipped published results, withdraw open alarms the rules in force no "
         "longer raise (recheck_alarms: a database kept from an earlier release), collect static files, queue the quick "
-        "suite once for the built-in local agent, and print the demo user's token."
+        "suite once for the built-in local agent, and print the demo user's token (the same one as last time while it "
+        "works: --rotate-token for a new one)."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("--base-url", default="http://127.0.0.1:8000", help="Where the server will listen.")
+        parser.add_argument(
+            "--token-file", type=Path, default=Path("var/demo-token"), help="Where the demo token is remembered."
+        )
+        parser.add_argument("--rotate-token", action="store_true", help="Revoke the demo token and issue a new one.")
 
-    def handle(self, *args, base_url, **options):
+    def handle(self, *args, base_url, token_file, rotate_token, **options):
         call_command("migrate", interactive=False, verbosity=1)
         call_command("load_catalog")
         call_command("load_published_results")
         call_command("recheck_alarms")
         call_command("collectstatic", interactive=False, verbosity=0)
         call_command("enqueue", suite="quick", once=True)
-        call_command("demo_token", base_url=base_url)
+        call_command("demo_token", base_url=base_url, token_file=token_file, rotate=rotate_token)
