@@ -52,7 +52,10 @@ class Command(BaseCommand):
                 self._remember(token_file, token)
             self.stdout.write(f"API token for '{username}': {token}")
         else:
-            self.stdout.write(f"API token for '{username}': {token} (kept from the last run; a new one: make run ROTATE_TOKEN=1, or demo_token --rotate)")
+            self.stdout.write(
+                f"API token for '{username}': {token} "
+                "(kept from the last run; a new one: make run ROTATE_TOKEN=1, or demo_token --rotate)"
+            )
         self.stdout.write(f'  curl -H "Authorization: Token {token}" {base_url.rstrip("/")}/api/v1/accelerators/')
 
     @staticmethod
