@@ -8,9 +8,12 @@ bumps. A cached ranking is served only under the version it was built from, so n
 in the process that wrote it, and within DATA_VERSION_SECONDS in any other (the database part of the
 version is re-read that often; with a shared cache such as Redis the generation counter is seen at once).
 
-When the version moves, the first request for a query takes a short lock and rebuilds it; requests for
-the same query that arrive meanwhile get the previous ranking instead of queuing behind the rebuild
-(stale-while-revalidate, bounded by the time of one rebuild). ACCOUNTING_RANKING_CACHE_SECONDS (default
+Single flight: whenever a query must be built (cold, or its version moved, or expired), the first request
+takes a lock per query and builds it; requests for the same query that arrive meanwhile get the previous
+ranking where one exists (stale-while-revalidate, bounded by the time of one rebuild), and otherwise wait for
+the one being built (polling the cache; if its builder dies, the lock lapses and one waiter takes it over).
+So a cold cache under N concurrent requests builds each query once. Every build is counted (REBUILDS_KEY,
+`rebuild_count()`): benchmarks/api_load.py prints it. ACCOUNTING_RANKING_CACHE_SECONDS (default
 300; 0 turns the cache off) is a backstop for changes no version sees (raw SQL, bulk updates): an entry
 older than that is rebuilt the same way.
 """
@@ -30,8 +33,11 @@ from results.models import BenchmarkRun
 DATA_VERSION_KEY = "accounting:data-version"
 GENERATION_KEY = "accounting:data-generation"
 DATA_VERSION_SECONDS = 2
+REBUILDS_KEY = "accounting:ranking-rebuilds"
 # Longer than any rebuild; if the rebuilding process dies, the lock lapses and another request rebuilds.
 REBUILD_LOCK_SECONDS = 60
+# How often a request waiting for another's rebuild looks for the result (a rebuild takes 0.1-3 s).
+WAIT_POLL_SECONDS = 0.02
 
 
 def cache_seconds() -> int:
@@ -78,9 +84,10 @@ def cache_keys(params: dict) -> tuple[str, str]:
 
 
 def cached(params: dict, build):
-    """The stored ranking for these params when it was built from the current data; otherwise build() it.
+    """The stored ranking for these params when it was built from the current data; otherwise build() it, once.
 
-    While another request is rebuilding the same params, the previous ranking is returned instead.
+    While another request is building the same params, the previous ranking is returned if there is one;
+    otherwise this request waits for that build instead of starting its own.
     """
     seconds = cache_seconds()
     if seconds <= 0:
@@ -90,13 +97,46 @@ def cached(params: dict, build):
     entry = found.get(key)
     if entry is not None and entry["version"] == version and time.time() - entry["built_at"] < seconds:
         return entry["value"]
-    if entry is not None and not cache.add(lock_key, 1, REBUILD_LOCK_SECONDS):
+    if cache.add(lock_key, 1, REBUILD_LOCK_SECONDS):
+        return _build_holding_lock(key, lock_key, version, seconds, build)
+    if entry is not None:
         return entry["value"]  # another request is rebuilding it
+    return _wait_for_build(key, lock_key, version, seconds, build)
+
+
+def _build_holding_lock(key: str, lock_key: str, version: str, seconds: int, build):
     try:
         value = build()
+        _count_rebuild()
         # Kept past its freshness so that a stale copy exists to serve while one request rebuilds it.
         cache.set(key, {"version": version, "built_at": time.time(), "value": value}, seconds * 2)
         return value
     finally:
-        if entry is not None:
-            cache.delete(lock_key)
+        cache.delete(lock_key)
+
+
+def _wait_for_build(key: str, lock_key: str, version: str, seconds: int, build):
+    """Another request holds the lock of a query nobody has built yet: wait for its result (bounded)."""
+    waiting_since = time.time()
+    deadline = time.monotonic() + REBUILD_LOCK_SECONDS
+    while time.monotonic() < deadline:
+        time.sleep(WAIT_POLL_SECONDS)
+        entry = cache.get(key)
+        if entry is not None and (entry["version"] == version or entry["built_at"] >= waiting_since):
+            return entry["value"]
+        if cache.add(lock_key, 1, REBUILD_LOCK_SECONDS):  # its builder died (or failed): take over
+            return _build_holding_lock(key, lock_key, version, seconds, build)
+    return build()
+
+
+def _count_rebuild() -> None:
+    try:
+        cache.incr(REBUILDS_KEY)
+    except ValueError:  # the first build (or the counter was evicted)
+        if not cache.add(REBUILDS_KEY, 1, None):
+            cache.incr(REBUILDS_KEY)
+
+
+def rebuild_count() -> int:
+    """How many rankings were built since the counter began (all processes sharing the cache)."""
+    return int(cache.get(REBUILDS_KEY) or 0)

@@ -1,5 +1,8 @@
 """The rankings cache: served only while its data is unchanged, rebuilt once while others get the old one."""
 
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -86,3 +89,42 @@ def test_zero_seconds_turns_the_cache_off(settings):
     for _ in range(3):
         ranking_cache.cached({"q": 1}, lambda: builds.append(1))
     assert len(builds) == 3
+
+
+def test_a_cold_query_under_16_concurrent_requests_is_built_once():
+    """No stampede: the first request builds, the other 15 wait for its result instead of building their own."""
+    ranking_cache.data_version()  # the data version is read once here, so the threads touch only the cache
+    builds = []
+    started = threading.Barrier(16)
+
+    def build():
+        builds.append(1)
+        time.sleep(0.3)  # a rebuild the others arrive during (the count holds however they interleave)
+        return "built"
+
+    def request():
+        started.wait()
+        return ranking_cache.cached({"cold": 1}, build)
+
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        answers = list(pool.map(lambda _: request(), range(16)))
+    assert answers == ["built"] * 16
+    assert len(builds) == 1
+    assert ranking_cache.rebuild_count() == 1
+
+
+def test_a_waiting_request_builds_when_the_builder_died(monkeypatch):
+    """The lock of a builder that died lapses; the request waiting on it takes over instead of waiting forever."""
+    ranking_cache.data_version()
+    _, lock_key = ranking_cache.cache_keys({"orphan": 1})
+    cache.add(lock_key, 1, 60)  # a builder took the lock, then its process was killed
+    monkeypatch.setattr(ranking_cache, "WAIT_POLL_SECONDS", 0.01)
+    original_sleep = time.sleep
+
+    def sleep_then_lapse(seconds):
+        original_sleep(seconds)
+        cache.delete(lock_key)  # what the lock's expiry does after REBUILD_LOCK_SECONDS
+
+    monkeypatch.setattr(ranking_cache.time, "sleep", sleep_then_lapse)
+    assert ranking_cache.cached({"orphan": 1}, lambda: "taken over") == "taken over"
+    assert cache.get(lock_key) is None  # released after the build
