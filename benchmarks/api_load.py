@@ -3,7 +3,11 @@
     .venv/bin/python benchmarks/api_load.py [--runs 10000] [--points-per-run 20] [--clients 16] [--seconds 30]
                                             [--client wrk|python]   (wrk: apt-get install wrk)
 
-1. Creates (drops first) the PostgreSQL database `inferledger_bench`, migrates it, loads the catalog.
+Where it runs comes from the environment, so it runs beside other work (a test suite, another benchmark):
+BENCH_SERVER_DATABASE_URL (the PostgreSQL server; default: 127.0.0.1:5432), BENCH_DB_NAME
+(default: inferledger_bench_<pid>), BENCH_PORT (default: a free port), BENCH_CACHE_URL (default: Redis DB 14).
+
+1. Creates (drops first) its PostgreSQL database, migrates it, loads the catalog.
 2. Bulk-inserts RUNS benchmark runs with POINTS_PER_RUN operating points each (default 10,000 and
    200,000), spread over the catalog's accelerators, the four model classes, several backends,
    precisions and scenarios, and repeated over time (so "latest run per configuration" matters).
@@ -11,6 +15,8 @@
    ranking query once with an empty cache (the cost of a rebuild after new data), then, with CLIENTS
    concurrent clients (wrk when installed) for SECONDS each, measures a baseline
    (GET /api/v1/accelerators/?page_size=1) then the rankings, steady state: the data does not change.
+   Then a cold stampede: the cache flushed, CLIENTS concurrent requests for one ranking; prints how many
+   times it was built (the target: once per key, accounting.rankings.cache's single flight).
 4. Prints p50/p99 latency, requests/s and error counts, and ranking p99 / baseline p99. Stops the
    server and drops the database (unless --keep-db). Target: 0 errors and ranking p99 < 250 ms.
 """
@@ -29,11 +35,12 @@ import time
 from pathlib import Path
 
 import seeding  # benchmarks/seeding.py, beside this script
+from faultkit import free_port  # benchmarks/faultkit.py
 
 ROOT = Path(__file__).resolve().parent.parent
-DB_NAME = "inferledger_bench"
+DB_NAME = os.environ.get("BENCH_DB_NAME") or f"inferledger_bench_{os.getpid()}"
 BENCH_URL = seeding.database_url(DB_NAME)
-HOST, PORT = "127.0.0.1", 8765
+HOST, PORT = "127.0.0.1", int(os.environ.get("BENCH_PORT") or free_port())
 # The web workers share one cache, as in production (docs/operations.md); flushed before each run.
 CACHE_URL = os.environ.get("BENCH_CACHE_URL", "redis://127.0.0.1:6379/14")
 MODEL_CLASSES = seeding.MODEL_CLASSES
@@ -88,6 +95,37 @@ def flush_cache() -> None:
         import redis
 
         redis.Redis.from_url(CACHE_URL).flushdb()
+
+
+def rebuild_count() -> int | None:
+    """Builds counted by accounting.rankings.cache in the shared cache (None where the cache is not Redis)."""
+    if not CACHE_URL.startswith("redis://"):
+        return None
+    import redis
+
+    client = redis.Redis.from_url(CACHE_URL)
+    keys = client.keys("*accounting:ranking-rebuilds")  # Django prefixes its keys (":1:...")
+    return int(client.get(keys[0])) if keys else 0
+
+
+def cold_stampede(query: str, token: str, clients: int) -> int | None:
+    """CLIENTS requests for one ranking at once on an empty cache; how many times the ranking was built."""
+    flush_cache()
+    barrier = threading.Barrier(clients)
+
+    def one():
+        connection = http.client.HTTPConnection(HOST, PORT, timeout=120)
+        barrier.wait()
+        connection.request("GET", query, headers={"Authorization": f"Token {token}"})
+        connection.getresponse().read()
+        connection.close()
+
+    threads = [threading.Thread(target=one) for _ in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return rebuild_count()
 
 
 def start_server() -> subprocess.Popen:
@@ -227,7 +265,7 @@ def main() -> None:
     parser.add_argument("--points-per-run", type=int, default=20)
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=30)
-    parser.add_argument("--keep-db", action="store_true", help="Leave inferledger_bench in place afterwards.")
+    parser.add_argument("--keep-db", action="store_true", help=f"Leave {DB_NAME} in place afterwards.")
     parser.add_argument(
         "--client",
         choices=["wrk", "python"],
@@ -253,6 +291,9 @@ def main() -> None:
         else:
             baseline = summary("baseline", load([BASELINE_QUERY], token, args.clients, args.seconds))
             ranking = summary("rankings", load(RANKING_QUERIES, token, args.clients, args.seconds))
+        builds = cold_stampede(RANKING_QUERIES[0], token, args.clients)
+        print(f"stampede   {args.clients} concurrent requests on a cold cache for one ranking: built {builds} time(s) "
+              "(target: 1)")  # fmt: skip
     finally:
         stop_server(server)
         if not args.keep_db:
