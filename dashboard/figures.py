@@ -132,31 +132,71 @@ def time_axis(fig: go.Figure, times: list) -> None:
         )
 
 
-def ranking_bars(rows, *, unit: str) -> go.Figure:
-    """Cost per 1M, one bar per feasible accelerator in rank order, split by where the hourly money goes.
+# Beyond this ratio of the dearest bar to the cheapest, a linear axis flattens the cheap bars into the floor
+# (one L40S at $3.75 per 1M made H100 vs H200 vs B200 unreadable): the chart switches to a labelled log axis.
+LOG_AXIS_SPREAD = 10
 
-    Each segment is the cost per million times that component's share of the hourly total, so the stack
-    adds up to the ranked figure.
+
+def best_row_per_accelerator(rows) -> list:
+    """The first (cheapest-ranked) row of each accelerator, in rank order: its best system."""
+    seen: set = set()
+    best = []
+    for row in rows:
+        if row.accelerator.pk not in seen:
+            seen.add(row.accelerator.pk)
+            best.append(row)
+    return best
+
+
+def ranking_bars(rows, *, unit: str) -> go.Figure:
+    """Cost per 1M, one bar per accelerator (its best system; the others are in the table) in rank order.
+
+    On a linear axis each bar is split by where the hourly money goes: each segment is the cost per million
+    times that component's share of the hourly total, so the stack adds up to the ranked figure. When the
+    dearest bar is more than LOG_AXIS_SPREAD times the cheapest, the axis is logarithmic and says so, and each
+    bar is its total (segments of a stack cannot be read on a log axis); the split stays in the hover.
     """
-    labels = [f"{row.rank}. {row.accelerator} · {origin_label(row.origin)}" for row in rows]
+    best = best_row_per_accelerator(rows)
+    labels = [f"{row.rank}. {row.accelerator} · {origin_label(row.origin)}" for row in best]
     # Published bars are hatched, and every bar's hover names its source (round, division, submitter, system).
-    patterns = ["/" if row.origin != RunOrigin.MEASURED else "" for row in rows]
-    sources = [row.source for row in rows]
-    title = f"Cost per 1M {unit.replace('_', ' ')} (USD), cheapest first"
+    patterns = ["/" if row.origin != RunOrigin.MEASURED else "" for row in best]
+    sources = [row.source for row in best]
+    costs = [float(row.cost_per_million_usd) for row in best]
+    log_axis = bool(costs) and min(costs) > 0 and max(costs) / min(costs) > LOG_AXIS_SPREAD
+    title = f"Cost per 1M {unit.replace('_', ' ')} (USD), cheapest first, best system per accelerator"
+    if len(best) < len(rows):
+        title += f" ({len(rows) - len(best)} more systems in the table)"
     if any(patterns):
         title += " · hatched: published (MLPerf) results"
+    if log_axis:
+        title += f" · log scale: the dearest is {max(costs) / min(costs):.0f}x the cheapest"
     fig = _figure(title, x_title="", y_title="USD per 1M")
-    for component, field in (
-        ("capex", "capex_usd_per_hour"),
-        ("opex", "opex_usd_per_hour"),
-        ("power", "power_usd_per_hour"),
-        ("cloud", "cloud_usd_per_hour"),
-    ):
-        values = []
-        for row in rows:
-            total = row.hourly.total_usd_per_hour
-            share = getattr(row.hourly, field) / total if total else Decimal("0")
-            values.append(float(row.cost_per_million_usd * share))
+    splits = {component: [_share(row, field) for row in best] for component, field in COST_COMPONENTS}
+    if log_axis:
+        split_lines = [
+            "<br>".join(f"{name}: {usd_text(values[i])}" for name, values in splits.items() if values[i])
+            for i in range(len(best))
+        ]
+        customdata = [[sources[i], usd_text(costs[i]), split_lines[i]] for i in range(len(best))]
+        fig.add_bar(
+            name="total",
+            x=labels,
+            y=costs,
+            customdata=customdata,
+            marker={"color": COLORS["cloud"], "pattern": {"shape": patterns, "fillmode": "overlay"}},
+            hovertemplate="%{x}<br>%{customdata[0]}<br>total: %{customdata[1]} per 1M<br>%{customdata[2]}"
+            "<extra></extra>",
+        )
+        fig.update_yaxes(type="log")
+    else:
+        _add_component_bars(fig, splits, labels=labels, sources=sources, patterns=patterns)
+    fig.update_layout(barmode="stack", bargap=0.4)
+    money_axis(fig, costs)
+    return fig
+
+
+def _add_component_bars(fig: go.Figure, splits: dict, *, labels, sources, patterns) -> None:
+    for component, values in splits.items():
         if any(values):
             fig.add_bar(
                 name=component,
@@ -166,9 +206,21 @@ def ranking_bars(rows, *, unit: str) -> go.Figure:
                 marker={"color": COLORS[component], "pattern": {"shape": patterns, "fillmode": "overlay"}},
                 hovertemplate=f"%{{x}}<br>%{{customdata[0]}}<br>{component}: %{{customdata[1]}} per 1M<extra></extra>",
             )
-    fig.update_layout(barmode="stack", bargap=0.4)
-    money_axis(fig, [float(row.cost_per_million_usd) for row in rows])
-    return fig
+
+
+COST_COMPONENTS = (
+    ("capex", "capex_usd_per_hour"),
+    ("opex", "opex_usd_per_hour"),
+    ("power", "power_usd_per_hour"),
+    ("cloud", "cloud_usd_per_hour"),
+)
+
+
+def _share(row, field: str) -> float:
+    """The part of the row's cost per million that this hourly component pays for."""
+    total = row.hourly.total_usd_per_hour
+    share = getattr(row.hourly, field) / total if total else Decimal("0")
+    return float(row.cost_per_million_usd * share)
 
 
 def pareto(

@@ -104,3 +104,52 @@ def test_it_keeps_tokens_and_inferences_on_separate_charts():
     }
     fig = figures.cost_series(by_unit["output_tokens"], title="t", unit="output_tokens")
     assert fig.layout.yaxis.title.text == "USD per 1M output tokens"
+
+
+class _Accelerator(SimpleNamespace):
+    def __str__(self):
+        return self.name
+
+
+def _row(rank, accelerator_pk, name, cost):
+    """A ranked row as the chart reads it: all its hourly cost is cloud rent."""
+    hourly = SimpleNamespace(
+        total_usd_per_hour=Decimal("2.00"),
+        capex_usd_per_hour=Decimal("0"),
+        opex_usd_per_hour=Decimal("0"),
+        power_usd_per_hour=Decimal("0"),
+        cloud_usd_per_hour=Decimal("2.00"),
+    )
+    return SimpleNamespace(
+        rank=rank,
+        accelerator=_Accelerator(pk=accelerator_pk, name=name),
+        origin="external",
+        source=f"MLPerf {name}",
+        cost_per_million_usd=Decimal(cost),
+        hourly=hourly,
+    )
+
+
+def test_the_overview_draws_one_bar_per_accelerator_its_best_system():
+    # H100 appears three times (three published systems): ranks 1, 3 and 4. One bar each: H100 (rank 1), H200 (rank 2).
+    rows = [
+        _row(1, 1, "H100", "0.50"),
+        _row(2, 2, "H200", "0.60"),
+        _row(3, 1, "H100", "0.70"),
+        _row(4, 1, "H100", "0.90"),
+    ]
+    fig = figures.ranking_bars(rows, unit="output_tokens")
+    assert [list(bar.x) for bar in fig.data] == [["1. H100 · published", "2. H200 · published"]]
+    assert list(fig.data[0].y) == [0.50, 0.60]
+    assert "(2 more systems in the table)" in fig.layout.title.text
+    assert fig.layout.yaxis.type != "log"  # 0.60 / 0.50 = 1.2x: a linear axis reads fine
+
+
+def test_a_bar_more_than_ten_times_the_cheapest_puts_the_chart_on_a_labelled_log_axis():
+    # $3.75 / $0.25 = 15x > LOG_AXIS_SPREAD (10): on a linear axis the $0.25 and $0.30 bars would be slivers.
+    rows = [_row(1, 1, "B200", "0.25"), _row(2, 2, "H100", "0.30"), _row(3, 3, "L40S", "3.75")]
+    fig = figures.ranking_bars(rows, unit="output_tokens")
+    assert fig.layout.yaxis.type == "log"
+    assert "log scale: the dearest is 15x the cheapest" in fig.layout.title.text
+    assert len(fig.data) == 1 and list(fig.data[0].y) == [0.25, 0.30, 3.75]  # totals, no stack on a log axis
+    assert "cloud: $0.25" in fig.data[0].customdata[0][2]  # the split stays in the hover
