@@ -14,7 +14,7 @@ from django.http import Http404, HttpResponse
 from django.utils import timezone
 from django.utils.text import slugify
 
-from inferledger.csv_cells import safe_row
+from inferledger.csv_cells import SPREADSHEET_BOM, safe_row
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,7 @@ def csv_response(table: Table, *, filename_prefix: str, context: dict | None = N
     context = {**({} if table.rows_state_context else context or {}), "as of (UTC)": _now_text()}
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{slugify(filename_prefix)}-{table.name}.csv"'
+    response.write(SPREADSHEET_BOM)
     writer = csv.writer(response)
     writer.writerow(safe_row([*(column.header for column in table.columns), *context]))
     context_cells = [_csv_value(value) for value in context.values()]

@@ -5,7 +5,7 @@ import io
 
 from rest_framework.renderers import BaseRenderer
 
-from inferledger.csv_cells import safe_dict, safe_row
+from inferledger.csv_cells import SPREADSHEET_BOM, safe_dict, safe_row
 
 COLUMNS = [
     "rank", "status", "accelerator", "origin", "source", "published_round", "published_division",
@@ -37,6 +37,7 @@ class RankingCSVRenderer(BaseRenderer):
 
     def render(self, data, accepted_media_type=None, renderer_context=None):
         out = io.StringIO()
+        out.write(SPREADSHEET_BOM)
         writer = csv.DictWriter(out, fieldnames=COLUMNS, extrasaction="ignore")
         if not isinstance(data, dict) or "rows" not in data:
             # Errors (400, 401) keep their JSON-like shape, one field per line.

@@ -6,7 +6,7 @@ import io
 from rest_framework.renderers import BaseRenderer
 
 from accounting.api.renderers import error_csv
-from inferledger.csv_cells import safe_dict
+from inferledger.csv_cells import SPREADSHEET_BOM, safe_dict
 
 COLUMNS = [
     "rank", "status", "tied_with_next", "accelerator", "backend", "precision", "origin",
@@ -27,6 +27,7 @@ class ServingRankingCSVRenderer(BaseRenderer):
         out = io.StringIO()
         if not isinstance(data, dict) or "refused" not in data:
             return error_csv(data).encode(self.charset)
+        out.write(SPREADSHEET_BOM)
         writer = csv.DictWriter(out, fieldnames=COLUMNS, extrasaction="ignore")
         writer.writeheader()
         target = data["target_interactivity_tps_per_user"]

@@ -52,7 +52,7 @@ def test_it_serves_the_same_ranking_as_csv_for_finance(api, two_gpus):
     response = api.get(RANKINGS + "&format=csv")
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/csv")
-    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    rows = list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))))
     assert [(r["status"], r["accelerator"], r["cost_per_million_usd"]) for r in rows] == [
         ("ranked", "NVIDIA Alpha", per_million_text("2.00", 400)),  # full precision for finance
         ("infeasible", "NVIDIA Beta", ""),

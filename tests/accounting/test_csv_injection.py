@@ -38,6 +38,6 @@ def test_the_ranking_csv_escapes_a_provider_name_that_is_a_formula(api, make_acc
     make_run(gpu, [{"throughput_per_s": 400, "latency_p99_ms": 9.0}])
     response = api.get("/api/v1/rankings/?model_class=cv-classification&price_kind=cloud_on_demand&format=csv")
     assert response.status_code == 200
-    (row,) = csv.DictReader(io.StringIO(response.content.decode()))
+    (row,) = csv.DictReader(io.StringIO(response.content.decode("utf-8-sig")))
     assert row["provider"] == "'" + FORMULA and row["region"] == "'-us+1"
     assert row["cost_per_million_usd"] == per_million_text("2.00", 400)  # numbers are untouched

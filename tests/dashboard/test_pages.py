@@ -23,7 +23,8 @@ def logged_in(client, user):
 
 def _rows(response) -> list[list[str]]:
     assert response["Content-Type"].startswith("text/csv")
-    return list(csv.reader(io.StringIO(response.content.decode())))
+    assert response.content.startswith(b"\xef\xbb\xbf")  # UTF-8 BOM: Excel reads the file as UTF-8
+    return list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
 
 
 @pytest.mark.parametrize("path", ["/", "/trends/", "/compare/", "/jobs/", "/hardware/1/"])

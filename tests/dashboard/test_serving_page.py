@@ -42,8 +42,8 @@ def test_it_reads_every_front_at_the_target_and_draws_the_chart(sweep, logged_in
 def test_it_downloads_the_readout_as_csv_with_units_in_the_headers(sweep, logged_in):
     response = logged_in.get("/serving/?workload=llama3.1-8b&interactivity_tps_per_user=20&export=readout")
 
-    rows = list(csv.reader(io.StringIO(response.content.decode())))
-    assert rows[0][:3] == ["Rank", "Hardware · engine · precision", "Output tok/s per accelerator"]
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    assert rows[0][:3] == ["Rank", "Hardware - engine - precision", "Output tok/s per accelerator"]
     assert "Per 1M total tokens (USD)" in rows[0]
     # Beta 1.80 USD/h at 600 tok/s, Alpha 2.88 at 800 (see tests/accounting/serving/test_serving_api.py),
     # at full precision.
@@ -56,7 +56,7 @@ def test_it_downloads_the_readout_as_csv_with_units_in_the_headers(sweep, logged
 def test_it_lists_the_fronts_it_cannot_read_with_the_reason(sweep, logged_in):
     response = logged_in.get("/serving/?workload=llama3.1-8b&interactivity_tps_per_user=30&export=refused")
 
-    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
     assert len(rows) == 2 and "above the fastest measured interactivity 20" in rows[1][2]
 
 

@@ -49,7 +49,7 @@ def test_it_ranks_at_least_four_accelerators_by_cost_per_million_output_and_tota
         )
         _assert_read_between_two_published_points(row)
     # The same ranking as CSV, for finance.
-    lines = list(csv.DictReader(io.StringIO(_ranking(api, format="csv").content.decode())))
+    lines = list(csv.DictReader(io.StringIO(_ranking(api, format="csv").content.decode("utf-8-sig"))))
     read = [line for line in lines if line["status"] == "read"]
     assert len({line["accelerator"] for line in read}) >= 4
     assert all(line["from_run"] and line["to_run"] and line["cost_per_million_total_tokens_usd"] for line in read)
