@@ -38,7 +38,8 @@ def _exports(client, path: str) -> dict[str, list[list[str]]]:
     for link in links:
         response = client.get(path.split("?")[0] + link)
         assert response.status_code == 200 and response["Content-Type"].startswith("text/csv"), link
-        exports[re.search(r"export=([\w-]+)", link).group(1)] = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+        text = response.content.decode("utf-8-sig")
+        exports[re.search(r"export=([\w-]+)", link).group(1)] = list(csv.reader(io.StringIO(text)))
     return exports
 
 
