@@ -18,8 +18,14 @@ def _accelerator_link(accelerator) -> str:
     return reverse("dashboard:hardware", args=[accelerator.pk])
 
 
-def points_table(points, throughput_per_s: dict, *, unit: str, chosen_index) -> Table:
-    """`throughput_per_s`: each point's throughput per accelerator in `unit`, by index (selectors.shown_throughput)."""
+# What our harness measures about a point and a published result does not state (MLPerf publishes the system
+# figure and LoadGen's percentiles): a published run's table leaves them out rather than show filler.
+HARNESS_ONLY_COLUMNS = ("Batch size", "Queue wait mean (ms)", "Compute mean (ms)", "Queries (count)")
+
+
+def points_table(points, throughput_per_s: dict, *, unit: str, chosen_index, published: bool = False) -> Table:
+    """`throughput_per_s`: each point's throughput per accelerator in `unit`, by index (selectors.shown_throughput).
+    A published run's table has no harness-only columns (HARNESS_ONLY_COLUMNS)."""
     columns = [
         Column("Point", lambda p: p.index, "int"),
         Column("Batch size", lambda p: p.batch_size, "int"),
@@ -43,6 +49,8 @@ def points_table(points, throughput_per_s: dict, *, unit: str, chosen_index) -> 
             Column("TPOT p99 (ms)", lambda p: p.tpot_p99_ms, "ms"),
             Column("Interactivity p99 (tokens/s per user)", _interactivity_tokens_per_s, "number"),
         ]
+    if published:
+        columns = [column for column in columns if column.header not in HARNESS_ONLY_COLUMNS]
     for kind in ("summary", "detail"):
         columns.append(
             Column(

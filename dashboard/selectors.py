@@ -27,13 +27,18 @@ SNAPSHOTS_SHOWN = 5000
 
 @dataclass(frozen=True)
 class PublishedFigure:
-    """A published run's system figure exactly as published, and the per-accelerator figure derived from it
-    (results.mlperf: system figure / accelerators; a latency is not divided)."""
+    """A published run's system figure exactly as published, the per-accelerator figure derived from it
+    (results.mlperf: system figure / accelerators; a latency is not divided), and where it was published."""
 
     value: str
     unit: str
     metric: str
     accelerators: int
+    round: str = ""
+    division: str = ""
+    submitter: str = ""
+    system: str = ""
+    source_path: str = ""
 
     @property
     def is_throughput(self) -> bool:
@@ -93,7 +98,11 @@ def run_page(run_id, *, sla: Sla | None = None, point_index=None) -> RunPage:
     record = published_of(run)
     published = None
     if record is not None:
-        published = PublishedFigure(record.value, record.unit, record.metric, record.accelerators_per_system)
+        published = PublishedFigure(
+            record.value, record.unit, record.metric, record.accelerators_per_system, round=record.round,
+            division=record.division, submitter=record.submitter, system=record.system_name or record.system,
+            source_path=record.source_path,
+        )  # fmt: skip
     return RunPage(
         run, points, sla.p99_ms, sla, chosen, reason, focus, nvml, unavailable, unit.replace("_", " "), throughput,
         published,

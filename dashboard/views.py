@@ -231,7 +231,11 @@ def run_detail(request, run_id):
             charts["power"] = figures.render(figures.point_power(page.points), "power-chart")
     tables = [
         page_tables.points_table(
-            page.points, page.throughput_per_s, unit=unit, chosen_index=page.chosen.index if page.chosen else None
+            page.points,
+            page.throughput_per_s,
+            unit=unit,
+            chosen_index=page.chosen.index if page.chosen else None,
+            published=page.published is not None,
         ),
         *(
             [

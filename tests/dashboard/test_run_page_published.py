@@ -59,3 +59,19 @@ def test_the_gb200_llama2_70b_server_page_reads_output_tokens_per_accelerator(sh
     assert reference.is_llm
     assert f'<span id="chosen-throughput">{per_accelerator:,.1f}</span> output tokens/s per accelerator' in html
     assert BenchmarkRun.objects.get(pk=record.run_id).points.get().throughput_unit == "samples"
+
+
+def test_a_published_run_page_names_its_source_and_no_harness_fields(shipped_data, client, user):
+    record = PublishedResult.objects.filter(
+        system="ND_GB200_v6", benchmark="llama2-70b-99", scenario="Server"
+    ).select_related("run").get()  # fmt: skip
+    client.force_login(user)
+    response = client.get(f"/runs/{record.run_id}/")
+    html = response.content.decode()
+    assert f"MLPerf Inference <strong>{record.round}</strong>, {record.division} division" in html
+    assert f"submitted by <strong>{record.submitter}</strong>" in html
+    assert f"<code>{record.source_path}</code>" in html
+    assert "Accuracy guard" not in html and "fp32 reference" not in html  # our harness's guard never ran on it
+    headers = [column.header for column in response.context["tables"]["points"].columns]
+    assert "Batch size" not in headers and "Queries (count)" not in headers  # not published: no filler "1"
+    assert "p99 (ms)" in headers
