@@ -78,18 +78,38 @@ def money_axis(fig: go.Figure, values: Iterable[float], *, axis: str = "y") -> N
 
 
 LEGEND_ROW_PX = 20
+# A legend of at most this many rows (10 x 20 px + 10) stays shorter than the 240 px plot above it (360 px
+# chart - 40 px top - 80 px for the x axis); the entries past it are drawn but named only on hover, and the
+# chart says how many.
+LEGEND_MAX_ROWS = 10
+CAP_NOTE_PX = 24
 
 
 def legend_below(fig: go.Figure, rows: int, *, height_px: int = 360) -> None:
     """The legend under the x-axis title, anchored to the bottom of the chart, in a bottom margin grown by a row
     per entry (the worst case: one entry a row), and the chart grown by as much: however many entries, the plot
-    keeps its height, so neither axis title reaches the legend or the chart's title."""
+    keeps its height, so neither axis title reaches the legend or the chart's title. Past LEGEND_MAX_ROWS
+    entries, the later traces leave the legend (cap_legend)."""
+    capped = rows > LEGEND_MAX_ROWS
+    rows = cap_legend(fig, rows)
     legend_px = LEGEND_ROW_PX * max(rows, 1) + 10
+    title_px = CAP_NOTE_PX if capped else 0  # the title's second line, so the plot keeps its height
     fig.update_layout(
         legend={"orientation": "h", "x": 0, "xanchor": "left", "yref": "container", "y": 0, "yanchor": "bottom"},
-        margin={**LAYOUT["margin"], "b": 80 + legend_px},
-        height=height_px + legend_px,
+        margin={**LAYOUT["margin"], "t": LAYOUT["margin"]["t"] + title_px, "b": 80 + legend_px},
+        height=height_px + legend_px + title_px,
     )
+
+
+def cap_legend(fig: go.Figure, rows: int) -> int:
+    """Keep the first LEGEND_MAX_ROWS traces in the legend and name the others on hover only, saying so."""
+    if rows <= LEGEND_MAX_ROWS:
+        return rows
+    for trace in fig.data[LEGEND_MAX_ROWS:]:
+        trace.showlegend = False
+    title = fig.layout.title.text or ""
+    fig.update_layout(title_text=f"{title}<br><sup>{rows - LEGEND_MAX_ROWS} more series drawn, named on hover</sup>")
+    return LEGEND_MAX_ROWS
 
 
 def say_single_point(fig: go.Figure, what: str) -> None:
@@ -163,14 +183,17 @@ def ranking_bars(rows, *, unit: str) -> go.Figure:
     sources = [row.source for row in best]
     costs = [float(row.cost_per_million_usd) for row in best]
     log_axis = bool(costs) and min(costs) > 0 and max(costs) / min(costs) > LOG_AXIS_SPREAD
-    title = f"Cost per 1M {unit.replace('_', ' ')} (USD), cheapest first, best system per accelerator"
+    notes = []
     if len(best) < len(rows):
-        title += f" ({len(rows) - len(best)} more systems in the table)"
+        notes.append(f"{len(rows) - len(best)} more systems in the table")
     if any(patterns):
-        title += " · hatched: published (MLPerf) results"
+        notes.append("hatched: published (MLPerf) results")
     if log_axis:
-        title += f" · log scale: the dearest is {max(costs) / min(costs):.0f}x the cheapest"
-    fig = _figure(title, x_title="", y_title="USD per 1M")
+        notes.append(f"log scale: the dearest is {max(costs) / min(costs):.0f}x the cheapest")
+    title = f"Cost per 1M {unit.replace('_', ' ')} (USD), cheapest first, best system per accelerator"
+    fig = _figure(title + (f"<br><sup>{' · '.join(notes)}</sup>" if notes else ""), x_title="", y_title="USD per 1M")
+    if notes:  # room for the title's second line
+        fig.update_layout(margin={**LAYOUT["margin"], "t": LAYOUT["margin"]["t"] + CAP_NOTE_PX})
     splits = {component: [_share(row, field) for row in best] for component, field in COST_COMPONENTS}
     if log_axis:
         split_lines = [
@@ -383,19 +406,8 @@ def cost_series(
     `effective_at`, `cost_per_million_usd`, `label` and `hover` (the attribution, already worded).
     """
     fig = _figure(title, x_title="Effective from", y_title=f"USD per 1M {unit_words(unit)}")
-    for label, rows in series.items():
-        fig.add_scatter(
-            x=[row.effective_at for row in rows],
-            y=[float(row.cost_per_million_usd) for row in rows],
-            mode="lines+markers" if len(rows) > 1 else "markers",
-            line_shape="hv",
-            name=label,
-            meta={"unit": unit},  # what the y values count, read back by the browser tests: one unit per axis
-            text=[usd_text(row.cost_per_million_usd) for row in rows],
-            hovertemplate="%{x|%Y-%m-%d %H:%M}: %{text} per 1M<extra>" + label + "</extra>",
-        )
     alarms = list(alarms)
-    if alarms:
+    if alarms:  # first, so that a capped legend still names the alarms
         fig.add_scatter(
             x=[alarm.effective_at for alarm in alarms],
             y=[float(alarm.cost_per_million_usd) for alarm in alarms],
@@ -405,6 +417,18 @@ def cost_series(
             meta={"unit": unit},
             text=[alarm.hover for alarm in alarms],
             hovertemplate="%{text}<extra>alarm</extra>",
+        )
+    # Cheapest latest cost first: the series a reader compares against come first in a capped legend.
+    for label, rows in sorted(series.items(), key=lambda item: item[1][-1].cost_per_million_usd if item[1] else 0):
+        fig.add_scatter(
+            x=[row.effective_at for row in rows],
+            y=[float(row.cost_per_million_usd) for row in rows],
+            mode="lines+markers" if len(rows) > 1 else "markers",
+            line_shape="hv",
+            name=label,
+            meta={"unit": unit},  # what the y values count, read back by the browser tests: one unit per axis
+            text=[usd_text(row.cost_per_million_usd) for row in rows],
+            hovertemplate="%{x|%Y-%m-%d %H:%M}: %{text} per 1M<extra>" + label + "</extra>",
         )
     fig.update_yaxes(rangemode="tozero")
     all_rows = [row for rows in series.values() for row in rows]

@@ -206,6 +206,32 @@ def snapshots_table(snapshots) -> Table:
     )
 
 
+def _one(unit: str) -> str:
+    """'output tokens' -> 'output token', 'inferences' -> 'inference': the unit of work, singular."""
+    return unit[:-1] if unit.endswith("s") else unit
+
+
+def _latency_columns(ranking, feasible) -> list[Column]:
+    """The latency an answer is judged on: TTFT and TPOT p99 for an LLM (whole-request latency of a long
+    generation is minutes and decides nothing), p99 per query otherwise; an LLM row adds its cost per 1M total
+    tokens beside the headline per 1M output tokens."""
+    if not ranking.sla.is_llm:
+        return [
+            Column(
+                "p99 (ms)", lambda r: r["row"].latency_p99_ms if r["feasible"] else r["row"].best_latency_p99_ms, "ms"
+            )
+        ]
+    return [
+        Column("TTFT p99 (ms)", lambda r: r["row"].point.ttft_p99_ms if r["feasible"] else None, "ms"),
+        Column("TPOT p99 (ms)", lambda r: r["row"].point.tpot_p99_ms if r["feasible"] else None, "ms"),
+        Column(
+            "Cost per 1M total tokens (USD)",
+            lambda r: r["row"].tokens.cost_per_million_total_tokens_usd if r["feasible"] and r["row"].tokens else None,
+            "usd",
+        ),
+    ]
+
+
 def ranking_table(ranking) -> Table:
     """Feasible rows in rank order, then the infeasible hardware greyed out with its reason."""
     rows = [{"feasible": True, "row": row, "accelerator": row.accelerator} for row in ranking.rows]
@@ -233,8 +259,8 @@ def ranking_table(ranking) -> Table:
             link=lambda r: _run_link(r["row"].run) if r["feasible"] else None,
         ),
         Column(f"Throughput ({unit}/s per accelerator)", feasible("throughput_per_s"), "number"),
-        Column("p99 (ms)", lambda r: r["row"].latency_p99_ms if r["feasible"] else r["row"].best_latency_p99_ms, "ms"),
-        Column("Energy (J/inference)", feasible("energy_j_per_inference"), "number"),
+        *_latency_columns(ranking, feasible),
+        Column(f"Energy (J per {_one(unit)})", feasible("energy_j_per_inference"), "number"),
         Column("Capex (USD/h)", feasible("capex_usd_per_hour", lambda row: row.hourly), "usd"),
         Column("Opex (USD/h)", feasible("opex_usd_per_hour", lambda row: row.hourly), "usd"),
         Column("Power (USD/h)", feasible("power_usd_per_hour", lambda row: row.hourly), "usd"),

@@ -119,31 +119,44 @@ class HardwarePage:
     price_kinds: list[str]
     price_kind: str | None
     series: dict[str, dict[str, list[CostSnapshot]]] = field(default_factory=dict)  # by unit, then label
+    # The page answers for one workload at a time: {workload: runs of it on this accelerator}, most runs first.
+    workloads: dict[str, int] = field(default_factory=dict)
+    workload: str | None = None
 
 
-def hardware_page(accelerator_id, *, price_kind=None) -> HardwarePage:
+def hardware_page(accelerator_id, *, price_kind=None, workload=None) -> HardwarePage:
+    """One accelerator: its prices, and for ONE workload (asked for, else the one with the most runs on it) its
+    runs and cost over time, so a chart never mixes workloads and the page stays readable."""
     accelerator = get_object_or_404(Accelerator.objects.select_related("priced_as"), pk=accelerator_id)
     prices = list(Price.objects.for_accelerator(accelerator).order_by("effective_from", "pk"))
+    counts = accelerator.runs.values("workload_name").annotate(runs=Count("id")).order_by("-runs", "workload_name")
+    workloads = {row["workload_name"]: row["runs"] for row in counts}
+    chosen_workload = workload if workload in workloads else next(iter(workloads), None)
     runs_qs = (
-        accelerator.runs.select_related("agent", "published")
+        accelerator.runs.filter(workload_name=chosen_workload)
+        .select_related("agent", "published")
         .defer(*_HEAVY_RUN_FIELDS)
         .annotate(point_count=Count("points"))
     )
     runs = list(runs_qs.order_by("-started_at")[:RUNS_SHOWN])
-    run_count = len(runs) if len(runs) < RUNS_SHOWN else accelerator.runs.count()
+    run_count = sum(workloads.values())
     kinds = sorted({price.kind for price in prices})
     chosen_kind = price_kind if price_kind in kinds else ("cloud_on_demand" if "cloud_on_demand" in kinds else None)
     chosen_kind = chosen_kind or (kinds[0] if kinds else None)
     snapshots = []
-    if chosen_kind:
+    if chosen_kind and chosen_workload:
         snapshots = list(
-            CostSnapshot.objects.filter(accelerator=accelerator, price_kind=chosen_kind, **NO_SLA)
+            CostSnapshot.objects.filter(
+                accelerator=accelerator, price_kind=chosen_kind, workload_name=chosen_workload, **NO_SLA
+            )
             .select_related("run", "run__agent", "run__published", "price", "alarm")
             .defer(*(f"run__{name}" for name in _HEAVY_RUN_FIELDS))
             .order_by("effective_at", "id")[:SNAPSHOTS_SHOWN]
         )
     series = series_by_unit(snapshots, with_accelerator=False)
-    return HardwarePage(accelerator, prices, runs, run_count, snapshots, kinds, chosen_kind, series)
+    return HardwarePage(
+        accelerator, prices, runs, run_count, snapshots, kinds, chosen_kind, series, workloads, chosen_workload
+    )
 
 
 def series_by_unit(snapshots, *, with_accelerator: bool) -> dict[str, dict[str, list[CostSnapshot]]]:

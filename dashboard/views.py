@@ -163,7 +163,9 @@ def overview(request):
 
 @login_required
 def hardware(request, accelerator_id: int):
-    page = selectors.hardware_page(accelerator_id, price_kind=request.GET.get("price_kind"))
+    page = selectors.hardware_page(
+        accelerator_id, price_kind=request.GET.get("price_kind"), workload=request.GET.get("workload")
+    )
     cloud = [price for price in page.prices if not price.is_purchase]
     purchase = [price for price in page.prices if price.is_purchase]
     charts = {}
@@ -175,7 +177,7 @@ def hardware(request, accelerator_id: int):
         figures.render(
             figures.cost_series(
                 series,
-                title=f"Cost per 1M {unit_words(unit)} over time ({page.price_kind}, best throughput)",
+                title=f"{page.workload}: cost per 1M {unit_words(unit)} over time ({page.price_kind}, best throughput)",
                 unit=unit,
             ),
             f"cost-trend-chart-{unit}",
@@ -190,7 +192,7 @@ def hardware(request, accelerator_id: int):
     ]
     context = {"page": page, "accelerator": page.accelerator, "charts": charts}
     csv_context = export_context(
-        workload="each row's own (snapshots: every workload measured here)",
+        workload=page.workload or "none measured here",
         sla="no SLA (best throughput)",
         cost_basis=cost_basis_text(page.price_kind, policy.SNAPSHOT_UTILIZATION) if page.price_kind else "no prices",
         accelerator=str(page.accelerator),

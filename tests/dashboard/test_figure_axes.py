@@ -75,9 +75,15 @@ def test_a_price_charts_legend_sits_at_the_bottom_and_the_plot_keeps_its_height(
     ]
     fig = figures.price_history(prices, purchase=False)
     legend, margin = fig.layout.legend, fig.layout.margin
+    legend_rows = min(entries, figures.LEGEND_MAX_ROWS)  # 30 entries: 10 named in the legend, 20 on hover
     assert (legend.yref, legend.y, legend.yanchor) == ("container", 0, "bottom")
-    assert margin.b - figures.LEGEND_ROW_PX * entries >= 80  # the x-axis ticks and title above the legend
-    assert fig.layout.height - margin.t - margin.b == 360 - margin.t - 80
+    assert margin.b - figures.LEGEND_ROW_PX * legend_rows >= 80  # the x-axis ticks and title above the legend
+    assert fig.layout.height - margin.t - margin.b == 360 - 40 - 80  # the plot's own 240 px, whatever the legend
+    # The legend is never taller than the plot above it: 10 rows x 20 px + 10 = 210 px <= 240 px.
+    assert figures.LEGEND_ROW_PX * legend_rows + 10 <= 360 - 40 - 80
+    assert sum(trace.showlegend is not False for trace in fig.data) == legend_rows
+    if entries > figures.LEGEND_MAX_ROWS:
+        assert f"{entries - figures.LEGEND_MAX_ROWS} more series drawn, named on hover" in fig.layout.title.text
 
 
 def test_it_keeps_tokens_and_inferences_on_separate_charts():
@@ -141,7 +147,7 @@ def test_the_overview_draws_one_bar_per_accelerator_its_best_system():
     fig = figures.ranking_bars(rows, unit="output_tokens")
     assert [list(bar.x) for bar in fig.data] == [["1. H100 · published", "2. H200 · published"]]
     assert list(fig.data[0].y) == [0.50, 0.60]
-    assert "(2 more systems in the table)" in fig.layout.title.text
+    assert "2 more systems in the table" in fig.layout.title.text
     assert fig.layout.yaxis.type != "log"  # 0.60 / 0.50 = 1.2x: a linear axis reads fine
 
 
