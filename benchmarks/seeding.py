@@ -66,8 +66,10 @@ def seed_runs(
     precisions: list[str],
     scenarios: list[str],
     batch_for_index: Callable[[int], int] = lambda index: 2**index,
+    payload_for: Callable[[int, int], dict] | None = None,
 ) -> None:
-    """Bulk-insert run_count runs of points_per_run points each, then VACUUM ANALYZE (Django set up first)."""
+    """Bulk-insert run_count runs of points_per_run points each, then VACUUM ANALYZE (Django set up first).
+    ``payload_for(number, points_per_run)``: each run's stored payload (default: a marker of a few bytes)."""
     from django.db import connection
 
     from hardware_catalog.models import Accelerator
@@ -90,7 +92,8 @@ def seed_runs(
             model_class=cls, size="reference", scenario=scenario, backend=backend, precision=precision,
             started_at=started, finished_at=started + timedelta(minutes=10), loadgen_valid=rng.random() > 0.05,
             accuracy_passed=None if precision == "fp32" else rng.random() > 0.05,
-            payload={"bench": number}, payload_sha256=f"{number:064x}",
+            payload=payload_for(number, points_per_run) if payload_for else {"bench": number},
+            payload_sha256=f"{number:064x}",
         )  # fmt: skip
         runs.append(run)
         speed = rng.uniform(50, 5000)

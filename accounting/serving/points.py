@@ -1,15 +1,18 @@
 """Stored LLM operating points as serving points, grouped into fronts (reads only).
 
 Which runs count: the rankings' rules (``accounting.policy``: LLM model class, LoadGen VALID, accuracy
-guard not failed, started at or before ``as_of``), for one workload of the registry. Measured runs:
-the latest run per (accelerator, workload, backend, precision, scenario), as everywhere. Published
-runs: every one, because each is a different submitted system (or round) and each is one point of
-the front; re-importing never duplicates them (their ids are content digests).
+guard not failed, started at or before ``as_of``), for one workload of the registry, and the rankings'
+latest-run rule (``policy.latest_run_ids``): measured runs, the latest per (accelerator, workload, backend,
+precision, scenario, accelerator count); published runs, every one, because each is a different submitted
+system (or round) and each is one point of the front; re-importing never duplicates them (their ids are
+content digests). The choice is made in the database; only the chosen runs and points are read.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from django.db.models import Q
 
 from accounting import policy
 from accounting import sla as sla_rule
@@ -78,15 +81,20 @@ def _tpot(point: OperatingPoint, run: BenchmarkRun) -> tuple[float | None, Inter
     return None, None
 
 
-def _rounds(point: OperatingPoint, run: BenchmarkRun) -> tuple[float, ...]:
-    """Each round's output tokens/s, where the harness reported rounds chosen by throughput."""
+def _rounds(point: OperatingPoint, payload_points: list | None) -> tuple[float, ...]:
+    """Each round's output tokens/s, where the harness reported rounds chosen by throughput (``payload_points``:
+    the run's payload's points, None for a published run, which reports no rounds)."""
     try:
-        rounds = run.payload["points"][point.index]["rounds"]
+        rounds = payload_points[point.index]["rounds"]
     except (KeyError, IndexError, TypeError):
         return ()
     if rounds.get("chosen_by") != "throughput_per_s" or point.throughput_unit != sla_rule.OUTPUT_TOKENS:
         return ()
     return tuple(float(v) for v in rounds.get("values") or () if isinstance(v, int | float) and v > 0)
+
+
+def _payload_points(run: BenchmarkRun) -> list | None:
+    return (run.payload or {}).get("points") if run.origin != RunOrigin.EXTERNAL else None
 
 
 def point_label(point: OperatingPoint, run: BenchmarkRun) -> str:
@@ -101,8 +109,9 @@ def point_label(point: OperatingPoint, run: BenchmarkRun) -> str:
     return f"measured on {where}, {run.scenario}, {load}"
 
 
-def serving_point(point: OperatingPoint, run: BenchmarkRun) -> ServingPoint | None:
-    """The stored point as a serving point, or None when it has no output tokens/s."""
+def serving_point(point: OperatingPoint, run: BenchmarkRun, *, rounds: list | None = None) -> ServingPoint | None:
+    """The stored point as a serving point, or None when it has no output tokens/s. ``rounds``: the run's payload
+    points (fronts() reads them for measured runs in one query); None reads them from the run itself."""
     output_tps = _replica_output_tokens_per_s(point, run)
     if not output_tps or output_tps <= 0:
         return None
@@ -123,7 +132,7 @@ def serving_point(point: OperatingPoint, run: BenchmarkRun) -> ServingPoint | No
         interactivity_source=source,
         ttft_p99_ms=point.ttft_p99_ms,
         scenario=run.scenario,
-        output_tokens_per_s_values=_rounds(point, run),
+        output_tokens_per_s_values=_rounds(point, rounds if rounds is not None else _payload_points(run)),
         power_w=power if power and power > 0 else None,
         extra={"point": point, **lengths},
     )
@@ -144,6 +153,31 @@ class FrontGroup:
         return f"{self.accelerator} · {self.backend} · {self.precision} ({origin_label(self.origin)})"
 
 
+# The columns a front reads (both tables are wide, with large JSON and logs): the rest stays in the database.
+# `settings` holds a published run's TPOT bound; measured runs' round figures come from their payloads in one
+# query of their own (_measured_rounds).
+_RUN_FIELDS = (
+    "id", "origin", "external_source", "accelerator", "accelerator_count", "agent", "device_name", "workload_name",
+    "model_class", "size", "scenario", "backend", "precision", "settings", "started_at",
+)  # fmt: skip
+_POINT_FIELDS = (
+    "id", "run", "index", "batch_size", "concurrency", "offered_rate_qps", "throughput_per_s", "throughput_unit",
+    "output_tokens_per_s", "ttft_p99_ms", "tpot_p99_ms", "power_w_mean", "details",
+)  # fmt: skip
+
+
+def stored_names_of(workload: str, runs) -> Q:
+    """The stored (workload name, size) pairs among ``runs`` that resolve to ``workload`` (its id, a published
+    benchmark name, a harness name), as a filter: resolved once per distinct pair, not once per run."""
+    pairs = runs.order_by().values_list("workload_name", "model_class", "size").distinct()  # no ordering column
+    matching = Q(pk__in=[])
+    for name, model_class, size in pairs:
+        probe = BenchmarkRun(workload_name=name, model_class=model_class, size=size)
+        if workload_of(probe) == workload:
+            matching |= Q(workload_name=name, model_class=model_class, size=size)
+    return matching
+
+
 def fronts(
     *, workload: str, as_of=None, published=policy.Published.ALL, precision=None, backend=None, accelerator_ids=None
 ) -> list[FrontGroup]:
@@ -152,21 +186,22 @@ def fronts(
         workload=None, as_of=as_of, published=published, precision=precision,
         backend=backend, accelerator_ids=accelerator_ids,
     ).filter(model_class=llm_workload(workload).model_class)  # fmt: skip
-    runs = [run for run in runs.select_related("accelerator", "agent", "published") if workload_of(run) == workload]
-    latest: dict[tuple, BenchmarkRun] = {}
-    for run in sorted(runs, key=lambda r: (r.started_at, str(r.pk)), reverse=True):
-        if run.origin == RunOrigin.EXTERNAL:
-            latest[("external", run.pk)] = run
-        else:
-            latest.setdefault((run.accelerator_id, run.backend, run.precision, run.scenario), run)
-    chosen = {run.pk: run for run in latest.values()}
-    groups: dict[tuple, dict[tuple, list[ServingPoint]]] = {}
-    points = (
-        OperatingPoint.objects.filter(run_id__in=chosen).select_related("run__published").order_by("run_id", "index")
+    # The latest run per configuration, by the rankings' own rule (policy.latest_run_ids: each published result
+    # is its own), chosen in the database: only those runs and their points are read.
+    chosen_ids = policy.latest_run_ids(runs.filter(stored_names_of(workload, runs)))
+    chosen_runs = (
+        BenchmarkRun.objects.filter(id__in=chosen_ids)
+        .select_related("accelerator", "agent", "published")
+        .only(*_RUN_FIELDS, "published")  # related rows (accelerator, agent, published) whole: they are small
     )
+    chosen = {run.pk: run for run in chosen_runs}
+    rounds = _measured_rounds(chosen_ids)
+    groups: dict[tuple, dict[tuple, list[ServingPoint]]] = {}
+    points = OperatingPoint.objects.filter(run_id__in=chosen_ids).only(*_POINT_FIELDS).order_by("run_id", "index")
     for point in points:
         run = chosen[point.run_id]
-        serving = serving_point(point, run)
+        point.run = run  # the run already loaded: no second read of it per point
+        serving = serving_point(point, run, rounds=rounds.get(run.pk) or [])
         if serving is not None:
             group = groups.setdefault((run.accelerator_id, run.backend, run.precision, run.origin), {})
             group.setdefault(_repeat_key(run, point, serving), []).append(serving)
@@ -176,6 +211,13 @@ def fronts(
         for (acc, backend_, precision_, origin), repeats in groups.items()
     ]
     return sorted(result, key=lambda g: (str(g.accelerator), g.backend, g.precision, g.origin))
+
+
+def _measured_rounds(run_ids) -> dict:
+    """{run id: the payload's points (each with its rounds)} of the measured runs among ``run_ids`` (a subquery),
+    read in one query: a published run reports no rounds, and its payload is never read."""
+    measured = BenchmarkRun.objects.filter(id__in=run_ids).exclude(origin=RunOrigin.EXTERNAL)
+    return dict(measured.values_list("pk", "payload__points"))
 
 
 def _repeat_key(run: BenchmarkRun, point: OperatingPoint, serving: ServingPoint) -> tuple:

@@ -90,3 +90,20 @@ def test_it_keeps_offline_results_off_the_fronts_and_refuses_fronts_out_of_reach
     reasons = [r["reason"] for r in refused]
     assert any("refusing to extrapolate" in reason for reason in reasons)
     assert all(r["interactivity_range"] is None or len(r["interactivity_range"]) == 2 for r in refused)
+
+
+def test_fronts_are_read_in_a_fixed_number_of_queries_whatever_the_number_of_runs(
+    published, django_assert_max_num_queries
+):
+    """Which names mean the workload (1), the runs (1), measured runs' rounds (1 at most), the points (1): no
+    query per run or per point, and no run's payload is read for a published result."""
+    from accounting.serving.points import fronts
+
+    runs = BenchmarkRun.objects.filter(workload_name="llama2-70b-99").count()
+    assert runs > 30
+    with django_assert_max_num_queries(4):
+        groups = fronts(workload="llama2-70b-99")
+    assert groups and all(group.front.points for group in groups)
+    with django_assert_max_num_queries(0):  # labels and combined published points need no further read
+        labels = [point.label for group in groups for point in group.front.points]
+    assert all(label.startswith("published: MLPerf v") for label in labels)
