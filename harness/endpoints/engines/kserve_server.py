@@ -14,7 +14,7 @@ from pathlib import Path
 
 from . import EngineServer, engine_environment, start_engine, venv_python
 
-REPO_ROOT = Path(__file__).resolve().parents[4]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 KSERVE_VENV = Path(os.environ.get("INFERLEDGER_KSERVE_VENV", REPO_ROOT / ".venv-kserve"))
 MODEL_SCRIPT = Path(__file__).with_name("kserve_tiny.py")
 SERVED_MODEL = "tiny-linear"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from . import EngineServer, engine_environment, start_engine, venv_python
 
-REPO_ROOT = Path(__file__).resolve().parents[4]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 VLLM_VENV = Path(os.environ.get("INFERLEDGER_VLLM_VENV", REPO_ROOT / ".venv-vllm"))
 MODEL_SCRIPT = Path(__file__).with_name("make_tiny_llama.py")
 SERVED_MODEL = "tiny-llama"
