@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "results",
     "agents",
     "accounting",
+    "metering",
 ]
 
 MIDDLEWARE = [
@@ -276,6 +277,11 @@ INFERLEDGER_AGENT_SECRET = env.str("INFERLEDGER_AGENT_SECRET", default="")
 # Agents heartbeat every INFERLEDGER_AGENT_HEARTBEAT_S; one silent for longer than the timeout is offline.
 INFERLEDGER_AGENT_HEARTBEAT_S = env.int("INFERLEDGER_AGENT_HEARTBEAT_S", default=30)
 INFERLEDGER_AGENT_OFFLINE_AFTER_S = env.int("INFERLEDGER_AGENT_OFFLINE_AFTER_S", default=120)
+
+# GET /metrics (metering/exporter.py; docs/operations.md "Prometheus export"): scraped with this bearer token
+# when set; else open when INFERLEDGER_METRICS_OPEN (a deployment on an internal network); else off (403).
+INFERLEDGER_METRICS_TOKEN = env.str("INFERLEDGER_METRICS_TOKEN", default="")
+INFERLEDGER_METRICS_OPEN = env.bool("INFERLEDGER_METRICS_OPEN", default=False)
 
 # On-premises defaults used when no assumption set has been created (documented in the README).
 INFERLEDGER_ONPREM_DEFAULTS = {

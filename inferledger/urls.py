@@ -7,6 +7,7 @@ api_v1 = [
     path("", include("results.api.urls")),
     path("", include("agents.api.urls")),
     path("", include("accounting.api.urls")),
+    path("", include("metering.api.urls")),
 ]
 
 urlpatterns = [
@@ -16,6 +17,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
+    path("", include("metering.urls")),
     path("", include("dashboard.urls")),
 ]
 

@@ -1,0 +1,25 @@
+"""Celery entry points: thin, by id, idempotent (a period already stored is returned, not metered twice)."""
+
+import logging
+
+from celery import shared_task
+from django.utils import timezone
+
+logger = logging.getLogger(__name__)
+
+
+@shared_task(name="metering.meter_deployment", acks_late=True)
+def meter_deployment(deployment_id: int) -> int | None:
+    """Meter the previous UTC day of the deployment (the daily schedule's firing); the stored period's id."""
+    from .models import Deployment
+    from .services import MeteringError, period_meter, previous_utc_day
+
+    deployment = Deployment.objects.filter(pk=deployment_id).first()
+    if deployment is None:
+        return None
+    start, end = previous_utc_day(timezone.now())
+    try:
+        return period_meter(deployment=deployment, start=start, end=end).pk
+    except MeteringError as exc:
+        logger.warning("metering %s %s..%s: %s", deployment, start, end, exc)
+        return None
