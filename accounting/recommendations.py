@@ -3,8 +3,10 @@
 Options come from the ranking (same workload, same runs, same SLA rule), sized with costing.capacity at
 a stated maximum utilization, in the workload's unit: for LLM workloads the target is requests/s converted
 to output tokens/s with the output tokens per request (the request's, else the workload's), or output
-tokens/s as stated (token_model.target_load). A result measured on N accelerators (a published 8-GPU system, a
-tensor-parallel run) is deployed in units of N: "2 x 8-accelerator NVIDIA H100 systems", never "1 H100".
+tokens/s as stated (token_model.target_load). The deployment unit comes from the model, not the submission
+(deployable_unit: weights at the run's precision plus the LLM KV cache against the accelerator's memory), its
+throughput is the result's per-accelerator throughput times the unit's size, and it is priced as it is sold
+(offerings.unit_offer: an instance of the unit's size where the catalog has one). Each option states both.
 The *optimisation runway* compares the measured throughput with the device's
 roofline bound for the run's precision:
   compute bound = peak FLOP/s (Accelerator.peak_tflops(precision) * 1e12) / flops_per_inference
@@ -17,10 +19,11 @@ A runway of 2 or more means the measured point uses under half of what the devic
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
-from accounting import policy
+from accounting import deployable_unit, policy
 from accounting import sla as sla_rule
 from accounting import tokens as token_model
 from accounting.pricing import costing
+from accounting.pricing.offerings import UnitOffer, unit_offer
 from accounting.rankings.ranking import RankingRow, ranking
 from workloads import Workload
 
@@ -41,14 +44,17 @@ class Option:
     capacity: costing.Capacity
     over_budget: bool
     runway: Runway
+    unit: deployable_unit.DeployableUnit
+    priced: UnitOffer
+    unit_assumption: str
 
     @property
     def deployment(self) -> str:
-        """The fleet in its deployment unit, e.g. '2 x 8-accelerator NVIDIA H100 SXM5 80GB systems (16 in all)'."""
+        """The fleet in its deployment unit, e.g. '2 x 4-accelerator NVIDIA H100 SXM5 80GB units (8 in all)'."""
         size, per_unit = self.capacity.units, self.capacity.accelerators_per_unit
         if per_unit == 1:
             return f"{size} x {self.row.accelerator}"
-        plural = "system" if size == 1 else "systems"
+        plural = "unit" if size == 1 else "units"
         return f"{size} x {per_unit}-accelerator {self.row.accelerator} {plural} ({self.capacity.accelerators} in all)"
 
 
@@ -125,6 +131,7 @@ def recommend(
     budget_usd_per_month=None,
     as_of=None,
     published: policy.Published = policy.DEFAULT_PUBLISHED,
+    concurrent_sequences: int | None = None,
 ) -> Plan:
     """Options across the allowed price kinds, cheapest per month first; over-budget ones flagged, not hidden."""
     costing.to_decimal(annual_volume, "annual_volume")
@@ -141,15 +148,24 @@ def recommend(
             input_tokens_per_request=input_tokens_per_request, output_tokens_per_request=output_tokens_per_request,
         )  # fmt: skip
         for row in result.rows:
+            unit = deployable_unit.smallest_unit(
+                chosen, row.accelerator, precision=row.run.precision, measured_accelerators=row.accelerator_count,
+                concurrent_sequences=concurrent_sequences,
+            )  # fmt: skip
+            priced = unit_offer(
+                row.accelerator, accelerators=unit.accelerators, price_kind=kind, at=result.as_of,
+                measured_power_w=row.point.power_w_mean, assumptions=row.assumptions,
+            )  # fmt: skip
             size = costing.capacity(
                 target_qps=target.throughput_per_s,
                 throughput_per_s=row.throughput_per_s,
                 max_utilization=max_utilization,
-                hourly_usd=row.hourly.total_usd_per_hour,
-                accelerators_per_unit=row.accelerator_count,
+                hourly_usd=priced.offer.hourly.total_usd_per_hour,
+                accelerators_per_unit=unit.accelerators,
             )
             over = budget_usd_per_month is not None and size.monthly_usd > budget_usd_per_month
-            options.append(Option(row, size, over, optimisation_runway(row)))
+            assumption = f"{unit.assumption(chosen, row.accelerator)}; sold as {priced.sold_as}"
+            options.append(Option(row, size, over, optimisation_runway(row), unit, priced, assumption))
     options.sort(key=lambda option: (option.capacity.monthly_usd, str(option.row.accelerator), option.row.source))
     return Plan(chosen, target, lengths, options)
 

@@ -58,6 +58,20 @@ class LlmSla:
 
 
 @dataclass(frozen=True)
+class KvCacheShape:
+    """What one token of context holds in an LLM's KV cache: a key and a value vector of ``head_dim`` per KV head per
+    layer (grouped-query attention keeps fewer KV heads than query heads). Figures from each checkpoint's
+    ``config.json`` on Hugging Face: num_hidden_layers, num_key_value_heads, hidden_size / num_attention_heads."""
+
+    layers: int
+    kv_heads: int
+    head_dim: int
+
+    def bytes_per_token(self, bytes_per_value) -> Decimal:
+        return 2 * self.layers * self.kv_heads * self.head_dim * Decimal(bytes_per_value)
+
+
+@dataclass(frozen=True)
 class Workload:
     """One unit of comparison.
 
@@ -88,6 +102,7 @@ class Workload:
     smoke_stand_in_for: str | None = None
     harness: tuple[str, str] | None = None
     mixture_of_experts: bool = False
+    kv_cache: KvCacheShape | None = None  # LLM workloads: sizes the KV cache a deployable unit must hold
     # Standard SLAs: p99 latency bounds in ms (None = no SLA) for non-LLM workloads, LlmSla for LLMs. The first
     # listed is the workload's reference SLA (accounting.policy.reference_sla): the benchmark's own bound, MLPerf's
     # Server bound where it has one.
@@ -158,6 +173,8 @@ _BUILT_IN: tuple[Workload, ...] = (
             title=f"Llama-2-70B chat, OpenOrca (MLPerf llama2-70b-{q})",
             reference_model="Llama-2-70b-chat-hf",
             parameter_count=68_976_648_192,
+            # meta-llama/Llama-2-70b-chat-hf config.json: 80 layers, 8 KV heads, 8,192 hidden / 64 heads = 128.
+            kv_cache=KvCacheShape(layers=80, kv_heads=8, head_dim=128),
             unit=Unit.OUTPUT_TOKENS,
             input_description="OpenOrca (GPT-4 split) prompts, up to 1,024 input and 1,024 output tokens",
             # README "Accuracy Target": rouge1 44.4312, rouge2 22.0352, rougeL 28.6162, tokens per
@@ -179,6 +196,8 @@ _BUILT_IN: tuple[Workload, ...] = (
         title="Llama-3.1-8B instruct, CNN/DailyMail summarisation (MLPerf llama3.1-8b)",
         reference_model="Meta-Llama-3.1-8B-Instruct",
         parameter_count=8_030_261_248,
+        # meta-llama/Llama-3.1-8B-Instruct config.json: 32 layers, 8 KV heads, 4,096 hidden / 32 heads = 128.
+        kv_cache=KvCacheShape(layers=32, kv_heads=8, head_dim=128),
         unit=Unit.OUTPUT_TOKENS,
         input_description="CNN/DailyMail articles, up to 2,048 input and 128 output tokens",
         # README "Accuracy Target" (datacenter): 99 % of rouge1 38.7792, rouge2 15.9075, rougeL
@@ -199,6 +218,8 @@ _BUILT_IN: tuple[Workload, ...] = (
         title="Llama-3.1-405B instruct (MLPerf llama3.1-405b)",
         reference_model="Meta-Llama-3.1-405B-Instruct",
         parameter_count=405_853_388_800,
+        # meta-llama/Llama-3.1-405B-Instruct config.json: 126 layers, 8 KV heads, 16,384 hidden / 128 heads = 128.
+        kv_cache=KvCacheShape(layers=126, kv_heads=8, head_dim=128),
         unit=Unit.OUTPUT_TOKENS,
         input_description="Long-context prompts, up to 20,000 input tokens",
         # README "Accuracy Target": 99 % of rougeL 21.6666 and exact_match 90.1335, 90 % of
@@ -215,6 +236,8 @@ _BUILT_IN: tuple[Workload, ...] = (
         title="Mixtral-8x7B instruct (MLPerf mixtral-8x7b)",
         reference_model="Mixtral-8x7B-Instruct-v0.1",
         parameter_count=46_702_792_704,
+        # mistralai/Mixtral-8x7B-Instruct-v0.1 config.json: 32 layers, 8 KV heads, 4,096 hidden / 32 heads = 128.
+        kv_cache=KvCacheShape(layers=32, kv_heads=8, head_dim=128),
         unit=Unit.OUTPUT_TOKENS,
         input_description="OpenOrca, GSM8K and MBXP prompts (5,000 each), up to 2,048 input tokens",
         # README "Accuracy Target": 99 % of rouge1 45.5989 / rouge2 23.3526 / rougeL 30.4608, GSM8K
@@ -246,6 +269,8 @@ _BUILT_IN: tuple[Workload, ...] = (
             title=f"GPT-J 6B, CNN/DailyMail summarisation (MLPerf gptj-{q})",
             reference_model="GPT-J-6B",
             parameter_count=6_053_381_344,
+            # EleutherAI/gpt-j-6b config.json: n_layer 28, n_head 16 (no grouped-query attention), n_embd 4,096 / 16.
+            kv_cache=KvCacheShape(layers=28, kv_heads=16, head_dim=256),
             unit=Unit.OUTPUT_TOKENS,
             input_description="CNN/DailyMail articles, up to 1,919 input and 128 output tokens",
             # language/gpt-j/README.md: rouge1 42.9865, rouge2 20.1235, rougeL 29.9881 (beam 4).

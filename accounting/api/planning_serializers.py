@@ -49,6 +49,10 @@ class RecommendationRequestSerializer(PublishedQueryMixin, WorkloadQueryMixin, C
         "LLM workloads: mean output tokens per request (converts target_qps); default the workload's."
     )
     annual_volume = serializers.DecimalField(max_digits=24, decimal_places=0, min_value=1)
+    concurrent_sequences = serializers.IntegerField(
+        min_value=1, max_value=100_000, required=False,
+        help_text="LLM workloads: sequences one unit serves at once, which sizes its KV cache; default 32.",
+    )  # fmt: skip
 
 
 class RunwaySerializer(serializers.Serializer):
@@ -61,11 +65,20 @@ class RunwaySerializer(serializers.Serializer):
 class RecommendationOptionSerializer(serializers.Serializer):
     option = RankingRowSerializer(source="row")
     price_kind = serializers.CharField(source="row.price.kind")
-    deployment = serializers.CharField(help_text="e.g. '2 x 8-accelerator NVIDIA H100 SXM5 80GB systems (16 in all)'")
-    units = serializers.IntegerField(source="capacity.units", help_text="Deployment units (systems).")
-    accelerators_per_unit = serializers.IntegerField(
-        source="capacity.accelerators_per_unit", help_text="Accelerators per unit: what the result was measured on."
+    deployment = serializers.CharField(help_text="e.g. '2 x 4-accelerator NVIDIA H100 SXM5 80GB units (8 in all)'")
+    unit_assumption = serializers.CharField(
+        help_text="Why the unit has its size and how it is sold, e.g. '1 x NVIDIA L40S: ResNet-50 v1.5 fits in one "
+        "accelerator (...); scaled from the 4-accelerator measured result; sold as ...'."
     )
+    units = serializers.IntegerField(source="capacity.units", help_text="Deployment units.")
+    accelerators_per_unit = serializers.IntegerField(
+        source="capacity.accelerators_per_unit",
+        help_text="Accelerators per unit: the fewest that hold the model (weights at the run's precision, plus the "
+        "KV cache for LLMs) in the accelerator's memory.",
+    )
+    unit_price_row = serializers.IntegerField(source="priced.offer.price.pk", help_text="The price row the unit used.")
+    unit_sold_as = serializers.CharField(source="priced.sold_as")
+    unit_usd_per_hour = serializers.DecimalField(source="priced.usd_per_hour", max_digits=20, decimal_places=6)
     accelerators = serializers.IntegerField(source="capacity.accelerators")
     monthly_usd = serializers.DecimalField(source="capacity.monthly_usd", max_digits=20, decimal_places=2)
     annual_usd = serializers.DecimalField(source="capacity.annual_usd", max_digits=20, decimal_places=2)

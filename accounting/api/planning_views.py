@@ -24,7 +24,8 @@ class RecommendationView(APIView):
     """Options to serve a target load of one workload under an SLA, cheapest per month first, in deployment units.
 
     LLM workloads take the target in requests/s (converted with the output tokens per request) or output
-    tokens/s, and are bounded by TTFT/TPOT p99; a result measured on N accelerators is bought in units of N.
+    tokens/s, and are bounded by TTFT/TPOT p99; the unit is the fewest accelerators that hold the model, priced
+    as the catalog sells a unit of that size.
     """
 
     permission_classes = [IsAuthenticated]
@@ -37,7 +38,8 @@ class RecommendationView(APIView):
         rows = [
             {
                 "row": option.row, "capacity": option.capacity, "over_budget": option.over_budget,
-                "runway": option.runway, "deployment": option.deployment,
+                "runway": option.runway, "deployment": option.deployment, "unit_assumption": option.unit_assumption,
+                "priced": option.priced,
                 "cost_per_million_at_volume_usd": cost_per_million_at_load(
                     option, target_qps=plan.target.throughput_per_s, annual_volume=data["annual_volume"]
                 ),

@@ -237,6 +237,8 @@ class ServingOptionSerializer(serializers.Serializer):
     annual_usd = serializers.DecimalField(source="capacity.annual_usd", max_digits=20, decimal_places=2)
     headroom_fraction = serializers.DecimalField(source="capacity.headroom_fraction", max_digits=7, decimal_places=4)
     over_budget = serializers.BooleanField()
+    unit_assumption = serializers.CharField(help_text="Why a replica has its size, and how it is sold.")
+    unit_price_row = serializers.IntegerField(source="priced.offer.price.pk", help_text="The price row a replica used.")
 
 
 class ServingPlanSerializer(serializers.Serializer):

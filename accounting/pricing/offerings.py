@@ -12,7 +12,7 @@ from decimal import Decimal
 
 from accounting.pricing import costing
 from hardware_catalog.models import Accelerator, OnPremAssumptions, Price, PriceKind
-from hardware_catalog.selectors import cheapest_price_in_force, onprem_assumptions_in_force
+from hardware_catalog.selectors import cheapest_price_in_force, onprem_assumptions_in_force, prices_in_force
 
 
 class NoPriceError(ValueError):
@@ -113,3 +113,70 @@ def offer_at_point(
         assumptions=assumptions if price.kind == PriceKind.PURCHASE else None,
         measured_power_w=point.power_w_mean,
     )
+
+
+@dataclass(frozen=True)
+class UnitOffer:
+    """A deployable unit of `accelerators` accelerators as it is sold: the price row used, and how it was read."""
+
+    offer: HourlyOffer  # per accelerator, from the row that sells the unit
+    accelerators: int
+    instances: int  # instances of the row's size that make one unit
+    sold_as: str
+
+    @property
+    def usd_per_hour(self) -> Decimal:
+        """What the whole unit costs per hour (the stored per-accelerator total, times its accelerators)."""
+        return self.offer.hourly.total_usd_per_hour * self.accelerators
+
+
+def unit_offer(
+    accelerator: Accelerator,
+    *,
+    accelerators: int,
+    price_kind: str,
+    at: datetime,
+    measured_power_w=None,
+    assumptions: OnPremAssumptions | None = None,
+) -> UnitOffer:
+    """The cheapest way the catalog sells a unit of `accelerators`, in this order:
+
+    1. one instance of exactly that many accelerators (a tensor-parallel unit needs them in one host, on one
+       interconnect: eight single-GPU VMs are not an 8-GPU server);
+    2. whole instances of a size that divides the unit (8 = 8 x 1 or 4 x 2), labelled as such;
+    3. a share of a larger instance, per accelerator, labelled as such (the instance would be bought whole).
+    Within a step the lowest price per accelerator wins, ties to the older row (as cheapest_prices_in_force).
+    """
+    rows = [p for p in prices_in_force([accelerator], at=at)[accelerator.pk] if p.kind == price_kind]
+    if not rows:
+        raise NoPriceError(f"no {price_kind} price for {accelerator} is in force at {at}")
+    whole = [p for p in rows if p.accelerators_per_instance == accelerators]
+    divides = [p for p in rows if accelerators % p.accelerators_per_instance == 0]
+    price = _cheapest(whole or divides or rows)
+    per_instance = price.accelerators_per_instance
+    row = f"price row {price.pk}: {price.provider} {price.instance_type or price_kind}".rstrip()
+    if whole:
+        instances, sold_as = 1, f"one {accelerators}-accelerator instance ({row})"
+    elif divides:
+        instances = accelerators // per_instance
+        size = "single-accelerator" if per_instance == 1 else f"{per_instance}-accelerator"
+        sold_as = f"{instances} {size} offerings ({row}): the catalog has no {accelerators}-accelerator instance"
+    else:
+        instances = 1
+        sold_as = (
+            f"{accelerators} of the {per_instance} accelerators of one instance, priced per accelerator ({row}): "
+            f"the catalog has no instance of {accelerators} or a size that divides it"
+        )
+    offer = hourly_offer(
+        accelerator,
+        price_kind=price_kind,
+        price=price,
+        assumptions=assumptions if price_kind == PriceKind.PURCHASE else None,
+        measured_power_w=measured_power_w,
+        at=at,
+    )
+    return UnitOffer(offer, accelerators, instances, sold_as)
+
+
+def _cheapest(rows: list[Price]) -> Price:
+    return min(rows, key=lambda price: (price.usd_per_accelerator, price.pk))

@@ -120,15 +120,21 @@ class ServingCapacity:
 
 
 def capacity_at(
-    reading: FrontReading, *, demand_output_tokens_per_s, hourly_usd_per_accelerator, max_utilization
+    reading: FrontReading,
+    *,
+    demand_output_tokens_per_s,
+    hourly_usd_per_accelerator,
+    max_utilization,
+    accelerators_per_replica: int | None = None,
 ) -> ServingCapacity:
     """replicas = ceil(demand / (replica output tokens/s at the target x max utilization)).
 
-    A replica is the larger of the two bracketing measurements' systems; demand is in output tokens/s
-    (N concurrent users x tokens/s per user, or requests/s x output tokens per request).
+    A replica is `accelerators_per_replica` (the deployable unit), else the larger of the two bracketing
+    measurements' systems; demand is in output tokens/s (N concurrent users x tokens/s per user, or
+    requests/s x output tokens per request).
     """
     demand = costing.to_decimal(demand_output_tokens_per_s, "demand_output_tokens_per_s")
-    per_replica = reading.accelerators_per_replica
+    per_replica = accelerators_per_replica or reading.accelerators_per_replica
     replica_tps = costing.to_decimal(reading.output_tokens_per_s_per_accelerator, "throughput") * per_replica
     hourly = costing.to_decimal(hourly_usd_per_accelerator, "hourly_usd_per_accelerator") * per_replica
     sized = costing.capacity(

@@ -3,7 +3,9 @@
 Demand is output tokens/s: N concurrent users each streaming at X tokens/s need N × X (while they
 decode; prefill is in the front's measured points); R requests/s of L output tokens need R × L. Each
 front read at the target gives the replica's output tokens/s there; replicas = ceil(demand /
-(replica tokens/s × max utilization)), on every allowed cost basis, cheapest per month first.
+(replica tokens/s × max utilization)), on every allowed cost basis, cheapest per month first. A replica is the
+deployable unit (accounting.deployable_unit: the fewest accelerators that hold the model) at the front's
+per-accelerator throughput, priced as the catalog sells a unit of its size (offerings.unit_offer).
 """
 
 from __future__ import annotations
@@ -11,12 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from accounting import policy
+from accounting import deployable_unit, policy
+from accounting.pricing.offerings import UnitOffer, unit_offer
 from accounting.serving.economics import ServingCapacity, capacity_at, requests_demand, users_demand
 from accounting.serving.points import workload_of
 from accounting.serving.ranking import ServingRanking, ServingRow, serving_ranking
 from hardware_catalog.models import Accelerator, Price
 from workloads import LLM_DECODER
+from workloads import get as get_workload
 
 
 @dataclass(frozen=True)
@@ -26,6 +30,9 @@ class ServingOption:
     hourly_usd_per_accelerator: Decimal
     capacity: ServingCapacity
     over_budget: bool
+    unit: deployable_unit.DeployableUnit
+    priced: UnitOffer
+    unit_assumption: str
 
 
 @dataclass(frozen=True)
@@ -65,13 +72,23 @@ def plan(
             workload=workload, price_kind=kind, interactivity_tps_per_user=interactivity_tps_per_user, **reading
         )
         for row in ranking.rows:
-            hourly = row.basis.hourly.total_usd_per_hour
+            accelerator = row.group.accelerator
+            unit = deployable_unit.smallest_unit(
+                get_workload(workload), accelerator, precision=row.group.precision,
+                measured_accelerators=row.reading.accelerators_per_replica,
+            )  # fmt: skip
+            priced = unit_offer(
+                accelerator, accelerators=unit.accelerators, price_kind=kind, at=ranking.as_of,
+                assumptions=row.basis.assumptions,
+            )  # fmt: skip
+            hourly = priced.offer.hourly.total_usd_per_hour
             size = capacity_at(
                 row.reading, demand_output_tokens_per_s=demand, hourly_usd_per_accelerator=hourly,
-                max_utilization=max_utilization,
+                max_utilization=max_utilization, accelerators_per_replica=unit.accelerators,
             )  # fmt: skip
             over = budget_usd_per_month is not None and size.monthly_usd > budget_usd_per_month
-            options.append(ServingOption(row, kind, hourly, size, over))
+            assumption = f"{unit.assumption(ranking.workload, accelerator)}; sold as {priced.sold_as}"
+            options.append(ServingOption(row, kind, hourly, size, over, unit, priced, assumption))
     options.sort(key=lambda o: (o.capacity.monthly_usd, str(o.row.group.accelerator), o.price_kind))
     return ServingPlan(demand, rule, ranking, options)
 

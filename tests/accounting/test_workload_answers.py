@@ -113,7 +113,7 @@ def published_h100_llama(make_accelerator, make_price, make_run):
     )  # fmt: skip
 
 
-def test_an_llm_recommendation_buys_a_result_measured_on_eight_gpus_in_eights(api, published_h100_llama):
+def test_an_llm_recommendation_on_a_part_of_unknown_memory_buys_the_measured_system(api, published_h100_llama):
     body = {
         "workload": "llama2-70b-99", "target_qps": "60", "output_tokens_per_request": "300",
         "input_tokens_per_request": "700", "ttft_p99_ms": "2000", "tpot_p99_ms": "200",
@@ -129,7 +129,11 @@ def test_an_llm_recommendation_buys_a_result_measured_on_eight_gpus_in_eights(ap
     assert response.data["target"]["throughput_per_s"] == "18000.000000"
     assert (option["units"], option["accelerators_per_unit"], option["accelerators"]) == (2, 8, 16)
     assert option["monthly_usd"] == "143547.20"
-    assert option["deployment"] == "2 x 8-accelerator NVIDIA H100 SXM test systems (16 in all)"
+    assert option["deployment"] == "2 x 8-accelerator NVIDIA H100 SXM test units (16 in all)"
+    # The test part has no memory size in the catalog, so the unit cannot be sized from the model: it says so.
+    assert option["unit_assumption"].startswith(
+        "8 x NVIDIA H100 SXM test: the catalog has no memory size for NVIDIA H100 SXM test: bought as the measured"
+    )
     assert option["option"]["source"] == "published: MLPerf Inference v4.1, Dell, XE9680_H100_SXM_80GBx8_TRT"
     tokens = option["option"]["tokens"]
     # Per 1M output tokens: 12.29 / (2,700 * 3600) * 1e6 = 1.26440…
