@@ -58,7 +58,8 @@ class CostSnapshot(models.Model):
         help_text="When this combination of run, price and assumptions came into force."
     )
     series_key = models.CharField(
-        max_length=64, help_text="Digest of (accelerator, workload, scenario, backend, precision, offering, SLA)."
+        max_length=64,
+        help_text="Digest of (accelerator, workload, scenario, backend, precision, offering, SLA, system).",
     )
     inputs_digest = models.CharField(max_length=64, help_text="Digest of every input; equal inputs, equal figure.")
     created_at = models.DateTimeField(default=timezone.now, editable=False)

@@ -9,10 +9,17 @@ N and the threshold are settings: ACCOUNTING_ALARM_WINDOW (default 5), ACCOUNTIN
 No alarm is raised for a change within the measured noise of the figures involved (accounting.history.noise:
 the spread of each point's rounds), and one change raises one alarm per (workload, accelerator, cost
 basis): the SLA series of the same accelerator that move because of the same runs and price rows share it.
+A series is one system's (snapshots.series_key), so the baseline is always the same system's figure. Each alarm
+names its cause: the price row that took effect, or the run that replaced the baseline's. A price row that
+raises an offering above another offering of the same accelerator and kind changes which offering is cheapest:
+that is reported as a switch, and alarms only if the accelerator's cheapest price itself rose beyond the
+threshold. Hourly costs are read as stored (the snapshot's total), never re-added from rounded parts.
 """
 
+import logging
 import statistics
 from dataclasses import dataclass
+from datetime import timedelta
 from decimal import Decimal
 
 from django.conf import settings
@@ -24,6 +31,9 @@ from accounting.history.attribution import FACTORS, CostState, attribute
 from accounting.history.noise import point_rounds, throughput_noise, within_noise
 from accounting.models import CostAlarm, CostSnapshot
 from accounting.pricing.money import usd_text
+from hardware_catalog.selectors import cheapest_price_in_force
+
+logger = logging.getLogger(__name__)
 
 
 def alarm_window() -> int:
@@ -49,6 +59,7 @@ class Regression:
     history_count: int
     window: int
     threshold: Decimal
+    switch: str = ""  # the change of cheapest offering that came with it, in words; "" when none
 
 
 def regression_of(snapshot: CostSnapshot) -> Regression | str:
@@ -71,24 +82,83 @@ def regression_of(snapshot: CostSnapshot) -> Regression | str:
             f"the throughput moved {moved:.1%}, within its measured noise of {noise:.1%} (the spread of each "
             "point's rounds), at an unchanged hourly cost"
         )
+    switch = cheapest_offering_switch(baseline, snapshot)
+    if switch is not None:
+        sentence, best_change = switch
+        if best_change <= threshold:
+            return f"{sentence}: a switch of cheapest offering, not a regression of the accelerator"
+        return Regression(baseline, change, len(history), window, threshold, sentence)
     return Regression(baseline, change, len(history), window, threshold)
+
+
+def cheapest_offering_switch(baseline: CostSnapshot, snapshot: CostSnapshot) -> tuple[str, Decimal] | None:
+    """When the snapshot's new price row leaves its offering no longer the accelerator's cheapest of its kind:
+    (the switch in words, the change of the accelerator's cheapest price per accelerator); else None."""
+    if baseline.price_id == snapshot.price_id:
+        return None
+    accelerator, kind, at = snapshot.accelerator, snapshot.price_kind, snapshot.price.effective_from
+    cheapest = cheapest_price_in_force(accelerator, kind=kind, at=at)
+    if cheapest is None or cheapest.usd_per_accelerator >= snapshot.price.usd_per_accelerator:
+        return None
+    before = cheapest_price_in_force(accelerator, kind=kind, at=at - timedelta(microseconds=1))
+    if before is None:
+        return None
+    moved = cheapest.usd_per_accelerator / before.usd_per_accelerator - 1
+    sentence = (
+        f"{_price_text(snapshot.price)} is no longer the cheapest {kind} offering of {accelerator}: "
+        f"{_price_text(cheapest)} is, so the accelerator's cheapest price moved {moved:+.1%} "
+        f"({usd_text(before.usd_per_accelerator)} -> {usd_text(cheapest.usd_per_accelerator)} per accelerator)"
+    )
+    return sentence, moved
+
+
+def _price_text(price) -> str:
+    offering = " ".join(part for part in (price.provider, price.instance_type, price.region) if part)
+    return f"price row {price.pk} ({offering}, {usd_text(price.usd_per_accelerator)} per accelerator)"
+
+
+def cause_of(baseline: CostSnapshot, snapshot: CostSnapshot) -> dict:
+    """What changed between the baseline and the snapshot of one series: the price row, the run, or both."""
+    parts, cause = [], {"price_row": None, "run": None}
+    if baseline.price_id != snapshot.price_id:
+        cause["price_row"] = snapshot.price_id
+        new, old = snapshot.price, baseline.price
+        parts.append(
+            f"price row {new.pk} ({new.provider} {new.instance_type}, {new.kind}) took effect "
+            f"{new.effective_from:%Y-%m-%d}: {usd_text(old.usd_per_accelerator)} -> "
+            f"{usd_text(new.usd_per_accelerator)} per accelerator-hour (was price row {old.pk})"
+        )
+    if baseline.run_id != snapshot.run_id:
+        cause["run"] = str(snapshot.run_id)
+        parts.append(f"run {snapshot.run_id} replaced run {baseline.run_id} on the same system")
+    cause["sentence"] = "; ".join(parts) or "no input changed"
+    return cause
 
 
 def check_regression(snapshot: CostSnapshot) -> CostAlarm | None:
     """Raise (once) an alarm if the snapshot exceeds the trailing median by more than the threshold."""
     regression = regression_of(snapshot)
     if isinstance(regression, str):
+        if "switch of cheapest offering" in regression:
+            logger.info("no alarm on snapshot %s: %s", snapshot.pk, regression)
         return None
     baseline = regression.baseline
     if _alarms_for_the_same_change(baseline, snapshot).exists():
         return None  # already raised on this accelerator's series under another SLA
     explained = attribute(CostState.of_snapshot(baseline), CostState.of_snapshot(snapshot))
+    cause = cause_of(baseline, snapshot)
     attribution = explained.as_dict() | {
         "baseline_run": str(baseline.run_id),
         "run": str(snapshot.run_id),
         "baseline_price": baseline.price_id,
         "price": snapshot.price_id,
+        "cause": cause,
+        "cheapest_offering_switch": regression.switch,
     }
+    explanation = _sentence(snapshot, baseline, regression.change, explained, regression.history_count)
+    explanation += f" Cause: {cause['sentence']}."
+    if regression.switch:
+        explanation += f" {regression.switch}."
     try:
         with transaction.atomic():
             return CostAlarm.objects.create(
@@ -98,17 +168,10 @@ def check_regression(snapshot: CostSnapshot) -> CostAlarm | None:
                 threshold_fraction=regression.threshold,
                 change_fraction=regression.change.quantize(Decimal("0.000001")),
                 attribution=attribution,
-                explanation=_sentence(snapshot, baseline, regression.change, explained, regression.history_count),
+                explanation=explanation,
             )
     except IntegrityError:
         return CostAlarm.objects.filter(snapshot=snapshot).first()
-
-
-def _hourly_usd(snapshot):
-    return (
-        snapshot.capex_usd_per_hour + snapshot.opex_usd_per_hour + snapshot.cloud_usd_per_hour
-        + snapshot.power_usd_per_hour
-    )  # fmt: skip
 
 
 def _measured_noise_covering(baseline: CostSnapshot, snapshot: CostSnapshot) -> float | None:
@@ -119,8 +182,8 @@ def _measured_noise_covering(baseline: CostSnapshot, snapshot: CostSnapshot) -> 
     covered = within_noise(
         baseline_throughput_per_s=baseline.throughput_per_s,
         throughput_per_s=snapshot.throughput_per_s,
-        baseline_usd_per_hour=_hourly_usd(baseline),
-        usd_per_hour=_hourly_usd(snapshot),
+        baseline_usd_per_hour=baseline.total_usd_per_hour,
+        usd_per_hour=snapshot.total_usd_per_hour,
         noise_fraction=noise,
     )
     return noise if covered else None

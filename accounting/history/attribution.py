@@ -11,21 +11,28 @@ so the log change splits exactly into price, power, throughput and utilization t
 fixed within one snapshot series, so an alarm's utilization part is zero; a caller comparing two
 utilizations gets its part). Each term times L(C1, C0) is its part of C1 - C0 in USD per million, and the parts add up
 to C1 - C0; each term over ln(C1/C0) is its share, and the shares add up to 1. Figures use the
-unrounded cost (hourly / throughput), so the parts sum to the total without rounding residue.
+unrounded cost (hourly / throughput), so the parts sum to the total without rounding residue. The hourly cost
+is the snapshot's stored total (never re-added from its rounded parts); what is shown is rounded half-up, as
+the cost model rounds.
 """
 
 from dataclasses import dataclass
-from decimal import Decimal, localcontext
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 
 from accounting.pricing.costing import PER_MILLION_QUANTUM
 
 FACTORS = ("price", "throughput", "utilization", "power")
 STORED_QUANTUM = PER_MILLION_QUANTUM  # as snapshots store costs per million
+SHARE_QUANTUM = Decimal("0.0001")
+
+
+def _half_up(value: Decimal, quantum: Decimal) -> str:
+    return str(value.quantize(quantum, rounding=ROUND_HALF_UP))
 
 
 @dataclass(frozen=True)
 class CostState:
-    price_usd_per_hour: Decimal  # capex + opex + cloud
+    price_usd_per_hour: Decimal  # the stored total less its power part: capex + opex + cloud
     power_usd_per_hour: Decimal
     throughput_per_s: Decimal
     utilization: Decimal = Decimal("1")
@@ -40,9 +47,8 @@ class CostState:
 
     @classmethod
     def of_snapshot(cls, snapshot) -> "CostState":
-        price_part = snapshot.capex_usd_per_hour + snapshot.opex_usd_per_hour + snapshot.cloud_usd_per_hour
         return cls(
-            price_usd_per_hour=price_part,
+            price_usd_per_hour=snapshot.total_usd_per_hour - snapshot.power_usd_per_hour,
             power_usd_per_hour=snapshot.power_usd_per_hour,
             throughput_per_s=Decimal(str(snapshot.throughput_per_s)),
             utilization=snapshot.utilization,
@@ -62,13 +68,13 @@ class Attribution:
         # smaller still (six decimals wrote a $0.0000004 part as 0.000000).
         return {
             "method": "log-mean Divisia (LMDI-I)",
-            "before_usd_per_million": str(self.before_usd_per_million.quantize(STORED_QUANTUM)),
-            "after_usd_per_million": str(self.after_usd_per_million.quantize(STORED_QUANTUM)),
-            "change_usd_per_million": str(self.change_usd_per_million.quantize(STORED_QUANTUM)),
+            "before_usd_per_million": _half_up(self.before_usd_per_million, STORED_QUANTUM),
+            "after_usd_per_million": _half_up(self.after_usd_per_million, STORED_QUANTUM),
+            "change_usd_per_million": _half_up(self.change_usd_per_million, STORED_QUANTUM),
             "factors": {
                 name: {
-                    "usd_per_million": str(self.parts_usd_per_million[name].quantize(STORED_QUANTUM)),
-                    "share": str(self.shares[name].quantize(Decimal("0.0001"))),
+                    "usd_per_million": _half_up(self.parts_usd_per_million[name], STORED_QUANTUM),
+                    "share": _half_up(self.shares[name], SHARE_QUANTUM),
                 }
                 for name in FACTORS
             },

@@ -24,7 +24,7 @@ from accounting.pricing.offerings import offer_at_point
 from accounting.sla import Sla
 from hardware_catalog.models import Accelerator, OnPremAssumptions, Price, PriceKind
 from hardware_catalog.selectors import onprem_assumptions_in_force, prices_in_force
-from results.models import BenchmarkRun
+from results.models import BenchmarkRun, PublishedResult, RunOrigin
 from workloads import Workload
 
 
@@ -40,11 +40,31 @@ def _sla_key(sla: Sla) -> str | Decimal | None:
 
 
 def series_key(run: BenchmarkRun, price: Price, sla: Sla) -> str:
-    """One series = one accelerator's workload configuration on one offering under one SLA."""
-    return _digest(
+    """One series = one system's workload configuration on one offering under one SLA.
+
+    The system is the agent host for a measured run and the submitter's system for a published one: two
+    systems' results of one accelerator are two series, so an alarm never reads a different system's figure
+    as a change of throughput. A measured run without an agent keeps the digest it had before systems counted.
+    """
+    configuration = _digest(
         run.accelerator_id, run.origin, run.workload_name, run.scenario, run.backend, run.precision,
         price.kind, price.provider, price.region, price.instance_type, _sla_key(sla),
     )  # fmt: skip
+    system = system_of(run)
+    return _digest(configuration, system) if system else configuration
+
+
+def system_of(run: BenchmarkRun) -> str:
+    """The system a run was measured on, as a series names it: 'agent:<id>', 'published:<submitter>/<system> x<N>',
+    or '' for a measured run with no agent (a run posted by hand). Migration 0006 states the same rule."""
+    if run.origin == RunOrigin.MEASURED:
+        return f"agent:{run.agent_id}" if run.agent_id else ""
+    try:
+        record = run.published  # cached on the run after the first read, a missing one too
+    except PublishedResult.DoesNotExist:
+        record = None
+    name = f"{record.submitter}/{record.system}" if record else run.external_source
+    return f"published:{name} x{run.accelerator_count}"
 
 
 def _counts(run: BenchmarkRun) -> bool:
