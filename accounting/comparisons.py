@@ -11,20 +11,32 @@ picks (highest throughput in the workload's unit, under the SLA when one is give
 cheapest offering of the kind in force (offerings.offer_at_point).
 Verdict, in this order, from the paired points (the figures the answer shows):
   - "accuracy floor breached": an after run failed its accuracy guard (accuracy_passed False);
-  - "latency benefit": the after point's p99 is lower than the before point's by more than the noise,
-    noise = max(10 %, the before and after points' (p90 - p50) / p50 spread);
-  - "memory/concurrency only": latency not better beyond noise, but memory drops by more than 10 %
-    (weight_bytes, else telemetry peak_rss_bytes or gpu_memory_peak_bytes);
-  - "no benefit" otherwise; the explanation says whether p99 was flat within noise or rose.
+  - "cost benefit": the cost per million fell by more than the noise, named in money (per million and a year
+    at the stated volume), with what latency or throughput did;
+  - "throughput benefit" (offline, judged on throughput) or "latency benefit" (other scenarios, judged on p99):
+    the after point better by more than the noise;
+  - "memory/concurrency only": neither, but the weights at the run's precision (the registry's parameter count
+    x bytes per parameter, deployable_unit) are more than 10 % smaller, else telemetry peak memory;
+  - "no benefit" otherwise; the explanation says whether the figure was flat within noise or worse, and a cost
+    rise beyond noise in money.
+noise = max(10 %, the two points' rounds' 95 % confidence intervals combined, sqrt(a^2 + b^2)): each point's
+rounds (its figure of merit in every round, the payload's points[].rounds) give how far its figure could move
+between measurements (history.noise.confidence_half_width). A point's own latency tail, (p90 - p50) / p50, is not
+noise: under load it exceeds 100 %, and no latency gain could ever clear it.
+DEFAULTS is the one default set the API and the compare page share: without SLA bounds, the workload's
+reference SLA (policy.reference_sla); the cost basis and annual volume the page starts from and the API assumes.
 """
 
+import math
 from dataclasses import dataclass
 from decimal import Decimal
 
-from accounting import policy
+from accounting import deployable_unit, policy
 from accounting import sla as sla_rule
 from accounting.errors import FieldError
+from accounting.history.noise import confidence_half_width, point_rounds
 from accounting.pricing import costing
+from accounting.pricing.money import usd_text
 from accounting.pricing.offerings import offer_at_point
 from accounting.sla import Sla
 from hardware_catalog.selectors import cheapest_prices_in_force, onprem_assumptions_in_force
@@ -33,6 +45,22 @@ from workloads import Workload
 
 NOISE_FLOOR = 0.10
 MEMORY_DROP = 0.10
+VERDICTS = (
+    "accuracy floor breached", "cost benefit", "throughput benefit", "latency benefit", "memory/concurrency only",
+    "no benefit",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Defaults:
+    """What a comparison assumes when not told: the page's initial values and the API's defaults."""
+
+    price_kind: str = "cloud_on_demand"
+    annual_volume: int = 1_000_000_000
+    sla: str = "the workload's reference SLA"
+
+
+DEFAULTS = Defaults()
 
 
 @dataclass(frozen=True)
@@ -159,34 +187,84 @@ def common_workload(before: list[BenchmarkRun], after: list[BenchmarkRun]) -> Wo
     return policy.workload_of(before[0])
 
 
-def _memory_bytes(run: BenchmarkRun) -> int | None:
+def weight_bytes_at_precision(run: BenchmarkRun, workload: Workload) -> int | None:
+    """The run's weights at its own precision: parameters x bytes per parameter (deployable_unit). Parameters from
+    the registry, else from the run's weight_bytes, which the harness records for the fp32 model (4 bytes each)."""
+    parameters = workload.parameter_count or (run.weight_bytes // 4 if run.weight_bytes else None)
+    if not parameters or run.precision not in deployable_unit.BYTES_PER_PARAMETER:
+        return None
+    return int(parameters * deployable_unit.BYTES_PER_PARAMETER[run.precision])
+
+
+def _memory_bytes(run: BenchmarkRun, workload: Workload):
     telemetry = run.telemetry or {}
-    return run.weight_bytes or telemetry.get("peak_rss_bytes") or telemetry.get("gpu_memory_peak_bytes")
+    return (
+        weight_bytes_at_precision(run, workload)
+        or telemetry.get("peak_rss_bytes")
+        or telemetry.get("gpu_memory_peak_bytes")
+    )
 
 
-def _spread(point) -> float:
-    if point.latency_p90_ms is None or not point.latency_p50_ms:
-        return 0.0
-    return (point.latency_p90_ms - point.latency_p50_ms) / point.latency_p50_ms
+def noise_of(before: SideCost, after: SideCost) -> tuple[float, str]:
+    """(noise fraction, how it was found): the module docstring's rule."""
+    widths = [confidence_half_width(point_rounds(side.run, side.point.index)) for side in (before, after)]
+    measured = [width for width in widths if width is not None]
+    combined = math.hypot(*measured) if measured else 0.0
+    if combined > NOISE_FLOOR:
+        return combined, "the rounds' 95% confidence intervals"
+    source = "the rounds' 95% confidence intervals are narrower" if measured else "no rounds measured"
+    return NOISE_FLOOR, f"the {NOISE_FLOOR:.0%} floor; {source}"
 
 
-def verdict(before: SideCost, after: SideCost, *, after_runs: list[BenchmarkRun]) -> tuple[str, str]:
-    """The verdict on a paired comparison (module docstring): accuracy, then the paired points' p99, then memory."""
+def verdict(
+    before: SideCost,
+    after: SideCost,
+    *,
+    after_runs: list[BenchmarkRun],
+    workload: Workload,
+    scenario: str,
+    annual_savings_usd: Decimal,
+    annual_volume,
+) -> tuple[str, str]:
+    """The verdict on a paired comparison (module docstring): accuracy, cost in money, the scenario's figure, memory."""
     failed = [str(run.pk) for run in after_runs if run.accuracy_passed is False]
     if failed:
         return "accuracy floor breached", f"the accuracy guard failed for after run(s) {', '.join(failed)}"
-    before_ms, after_ms = before.point.latency_p99_ms, after.point.latency_p99_ms
-    noise = max(NOISE_FLOOR, _spread(before.point), _spread(after.point))
-    change = after_ms / before_ms - 1 if before_ms > 0 else 0.0
-    moved = f"p99 went from {before_ms:.3g} ms to {after_ms:.3g} ms ({change:+.0%})"
-    if -change > noise:
-        return "latency benefit", f"{moved}, beyond the {noise:.0%} noise"
-    latency = f"latency is flat within the {noise:.0%} noise ({moved})" if change <= noise else f"latency rose: {moved}"
-    memory_before = _memory_bytes(before.run)
-    memory_after = _memory_bytes(after.run)
+    noise, noise_source = noise_of(before, after)
+    within = f"the {noise:.0%} noise ({noise_source})"
+    if scenario == "offline":
+        gain = after.throughput_per_s / before.throughput_per_s - 1
+        moved = (
+            f"throughput went from {before.throughput_per_s:,.4g}/s to {after.throughput_per_s:,.4g}/s ({gain:+.0%})"
+        )
+        figure_label, better, worse = "throughput benefit", gain > noise, -gain > noise
+    else:
+        before_ms, after_ms = before.point.latency_p99_ms, after.point.latency_p99_ms
+        gain = 1 - after_ms / before_ms if before_ms > 0 else 0.0
+        moved = f"p99 went from {before_ms:.3g} ms to {after_ms:.3g} ms ({-gain:+.0%})"
+        figure_label, better, worse = "latency benefit", gain > noise, -gain > noise
+    figure = f"{moved}, beyond {within}" if better or worse else f"flat within {within} ({moved})"
+    if worse:
+        figure = f"{'throughput fell' if scenario == 'offline' else 'latency rose'}: {figure}"
+    cost_before, cost_after = before.cost_per_million_usd, after.cost_per_million_usd
+    cost_change = float(cost_after / cost_before - 1) if cost_before else 0.0
+    per = f"per 1M {policy.unit_for(workload).replace('_', ' ')}"
+    money = (
+        f"cost {per} {'fell' if cost_change < 0 else 'rose'} {abs(cost_change):.0%} ({usd_text(cost_before)} -> "
+        f"{usd_text(cost_after)}), {usd_text(abs(annual_savings_usd))} a year "
+        f"{'saved' if cost_change < 0 else 'more'} at {int(annual_volume):,} a year"
+    )
+    if -cost_change > noise:
+        return "cost benefit", f"{money}; {figure}"
+    if better:
+        return figure_label, figure
+    cost_note = f"; {money}" if cost_change > noise else ""
+    memory_before, memory_after = _memory_bytes(before.run, workload), _memory_bytes(after.run, workload)
     if memory_before and memory_after and memory_after < memory_before * (1 - MEMORY_DROP):
-        return "memory/concurrency only", f"{latency}; memory fell from {memory_before:,} to {memory_after:,} bytes"
-    return "no benefit", f"{latency}, and memory did not fall by more than 10%"
+        return "memory/concurrency only", (
+            f"{figure}; memory fell from {int(memory_before):,} to {int(memory_after):,} bytes{cost_note}"
+        )
+    return "no benefit", f"{figure}, and memory did not fall by more than {MEMORY_DROP:.0%}{cost_note}"
 
 
 def compare(
@@ -200,10 +278,16 @@ def compare(
     tpot_p99_ms=None,
     at=None,
     scenario: str | None = None,
+    sla_stated: bool | None = None,
 ) -> Comparison:
+    """`sla_stated`: whether the bounds given are the SLA asked for (all None then means no SLA); by default, only
+    when some bound is given, else the workload's reference SLA (DEFAULTS)."""
     workload = common_workload(before, after)
+    bounds = {"sla_p99_ms": sla_p99_ms, "ttft_p99_ms": ttft_p99_ms, "tpot_p99_ms": tpot_p99_ms}
+    if sla_stated is None:
+        sla_stated = any(value is not None for value in bounds.values())
     try:
-        sla = policy.requested_sla(workload, sla_p99_ms=sla_p99_ms, ttft_p99_ms=ttft_p99_ms, tpot_p99_ms=tpot_p99_ms)
+        sla = policy.requested_sla(workload, **bounds) if sla_stated else policy.reference_sla(workload)
     except policy.ParameterError as exc:
         raise ComparisonError(exc.field, str(exc)) from None
     scenario, cost_before, cost_after = paired_sides(
@@ -214,6 +298,9 @@ def compare(
         cost_per_million_after=cost_after.cost_per_million_usd,
         annual_volume=annual_volume,
     )
-    label, explanation = verdict(cost_before, cost_after, after_runs=after)
+    label, explanation = verdict(
+        cost_before, cost_after, after_runs=after, workload=workload, scenario=scenario, annual_savings_usd=savings,
+        annual_volume=annual_volume,
+    )  # fmt: skip
     shared = shared_scenarios(before, after)
     return Comparison(workload, sla, scenario, shared, cost_before, cost_after, savings, label, explanation)

@@ -5,6 +5,7 @@ from decimal import Decimal
 from django import forms
 
 import workloads
+from accounting.comparisons import DEFAULTS as comparison_defaults
 from accounting.coverage import Coverage
 from accounting.policy import DEFAULT_PUBLISHED, Published
 from hardware_catalog.models import PriceKind
@@ -136,8 +137,10 @@ class CompareForm(ShowsAppliedValues):
     sla_p99_ms = _bound("SLA p99 (ms)")
     ttft_p99_ms = _bound("LLM TTFT p99 (ms)")
     tpot_p99_ms = _bound("LLM TPOT p99 (ms)")
-    price_kind = forms.ChoiceField(choices=PriceKind.choices, initial=PriceKind.CLOUD_ON_DEMAND)
-    annual_volume = forms.IntegerField(label="Annual volume (units of work)", min_value=1, initial=1_000_000_000)
+    price_kind = forms.ChoiceField(choices=PriceKind.choices, initial=comparison_defaults.price_kind)
+    annual_volume = forms.IntegerField(
+        label="Annual volume (units of work)", min_value=1, initial=comparison_defaults.annual_volume
+    )
     scenario = forms.ChoiceField(choices=(), required=False)
 
     def __init__(self, data, *, accelerators, scenarios=(), **kwargs):

@@ -394,7 +394,7 @@ def _comparison(data, workload, sla) -> dict:
             result = comparisons.compare(
                 before=run_sets["before"], after=run_sets["after"], price_kind=data["price_kind"],
                 annual_volume=data["annual_volume"], sla_p99_ms=sla.p99_ms, ttft_p99_ms=sla.ttft_p99_ms,
-                tpot_p99_ms=sla.tpot_p99_ms, scenario=data.get("scenario") or None,
+                tpot_p99_ms=sla.tpot_p99_ms, scenario=data.get("scenario") or None, sla_stated=True,
             )  # fmt: skip
         except comparisons.ComparisonError as exc:
             reasons = {exc.field if exc.field in labels else "before": str(exc)}

@@ -17,6 +17,7 @@ from accounting.api.ranking_serializers import (
     token_length,
 )
 from accounting.api.serializers import PER_MILLION_USD
+from accounting.comparisons import DEFAULTS, VERDICTS
 from hardware_catalog.models import PriceKind
 
 
@@ -105,8 +106,14 @@ class RecommendationResponseSerializer(serializers.Serializer):
 class ComparisonRequestSerializer(serializers.Serializer):
     before = serializers.ListField(child=serializers.UUIDField(), min_length=1, max_length=100)
     after = serializers.ListField(child=serializers.UUIDField(), min_length=1, max_length=100)
-    price_kind = serializers.ChoiceField(choices=PriceKind.choices)
-    annual_volume = serializers.DecimalField(max_digits=24, decimal_places=0, min_value=1)
+    price_kind = serializers.ChoiceField(choices=PriceKind.choices, default=DEFAULTS.price_kind)
+    annual_volume = serializers.DecimalField(
+        max_digits=24, decimal_places=0, min_value=1, default=Decimal(DEFAULTS.annual_volume)
+    )
+    # Without any bound, the workload's reference SLA (the compare page's default); no_sla: none at all.
+    no_sla = serializers.BooleanField(
+        default=False, help_text="Compare at best throughput with no SLA (default: the workload's reference SLA)."
+    )
     sla_p99_ms = latency_bound("Whole-request p99 bound (non-LLM workloads).")
     ttft_p99_ms = latency_bound("LLM workloads: TTFT p99 bound.")
     tpot_p99_ms = latency_bound("LLM workloads: TPOT p99 bound.")
@@ -139,7 +146,5 @@ class ComparisonResponseSerializer(serializers.Serializer):
     before = ComparisonSideSerializer()
     after = ComparisonSideSerializer()
     annual_savings_usd = serializers.DecimalField(max_digits=24, decimal_places=2)
-    verdict = serializers.ChoiceField(
-        choices=["accuracy floor breached", "latency benefit", "memory/concurrency only", "no benefit"]
-    )
+    verdict = serializers.ChoiceField(choices=VERDICTS)
     explanation = serializers.CharField()

@@ -79,6 +79,7 @@ class ComparisonView(APIView):
                 price_kind=data["price_kind"], annual_volume=data["annual_volume"],
                 sla_p99_ms=data.get("sla_p99_ms"), ttft_p99_ms=data.get("ttft_p99_ms"),
                 tpot_p99_ms=data.get("tpot_p99_ms"), at=data.get("as_of"), scenario=data.get("scenario"),
+                sla_stated=data["no_sla"] or any(name in data for name in ("sla_p99_ms", "ttft_p99_ms", "tpot_p99_ms")),
             )  # fmt: skip
         body = {"currency": "USD", **result.__dict__}
         return Response(ComparisonResponseSerializer(body).data)

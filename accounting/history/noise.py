@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import statistics
 
+from scipy import stats
+
 
 def relative_spread(rounds: dict | None) -> float | None:
     """(max - min) / median of a point's round figures; None with fewer than two rounds."""
@@ -47,3 +49,23 @@ def within_noise(
         return False
     change = abs(throughput_per_s - baseline_throughput_per_s) / baseline_throughput_per_s
     return change <= noise_fraction
+
+
+CONFIDENCE = 0.95
+
+
+def confidence_half_width(rounds: dict | None) -> float | None:
+    """The half-width of the 95 % confidence interval of the mean of a point's round figures, relative to that mean
+    (Student's t over the rounds: t(0.975, n - 1) x s / sqrt(n) / mean); None with fewer than two rounds.
+
+    Unlike (max - min) / median, this narrows as rounds agree and never reads a point's own latency tail as noise:
+    it is how far the point's figure itself could move between measurements.
+    """
+    values = [float(v) for v in (rounds or {}).get("values") or [] if v is not None]
+    if len(values) < 2:
+        return None
+    mean = statistics.fmean(values)
+    if mean <= 0:
+        return None
+    t = stats.t.ppf((1 + CONFIDENCE) / 2, len(values) - 1)
+    return float(t * stats.sem(values) / mean)

@@ -64,7 +64,8 @@ def test_it_says_latency_rose_rather_than_flat(gpu, make_run):
     fp32 = _run(make_run, gpu, scenario="server", precision="fp32", throughput_per_s=5000, p99_ms=1.0, batch_size=8)
     int8 = _run(make_run, gpu, scenario="server", precision="int8", throughput_per_s=5000, p99_ms=2.0, batch_size=8)
     result = comparisons.compare(before=[fp32], after=[int8], price_kind="cloud_on_demand", annual_volume=1)
-    assert result.verdict == "no benefit"
+    # The weights at int8 are a quarter of fp32's (25,557,032 x 1 B against x 4 B): memory fell, latency rose.
+    assert result.verdict == "memory/concurrency only"
     assert "latency rose" in result.explanation and "flat" not in result.explanation
 
 
