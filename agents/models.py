@@ -7,7 +7,7 @@ import uuid
 from datetime import timedelta
 
 from django.conf import settings
-from django.core.validators import RegexValidator
+from django.core.validators import MinValueValidator, RegexValidator
 from django.db import models
 from django.utils import timezone
 
@@ -83,6 +83,15 @@ class Endpoint(models.Model):
     v2_input = models.JSONField(
         default=dict, blank=True, help_text='v2 only: {"name": "input-0", "shape": [1, 4], "datatype": "FP32"}.'
     )
+    # The hardware behind the server: its runs are priced on it, not on the host of the agent that measures it.
+    # Null only for endpoints declared before hardware was asked for (their runs are priced on the agent's device).
+    accelerator = models.ForeignKey(
+        Accelerator, null=True, blank=True, on_delete=models.PROTECT, related_name="endpoints",
+        help_text="The catalog accelerator the server runs on.",
+    )  # fmt: skip
+    accelerator_count = models.PositiveSmallIntegerField(
+        default=1, validators=[MinValueValidator(1)], help_text="How many of them serve it (one replica)."
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -103,6 +112,8 @@ class Endpoint(models.Model):
         spec = {"name": self.name, "protocol": self.protocol, "url": self.url, "model": self.model,
                 "api_key": self.api_key, "metrics_url": self.metrics_url,
                 "prompt_tokens": self.prompt_tokens, "output_tokens": self.output_tokens}  # fmt: skip
+        if self.accelerator_id:
+            spec |= {"accelerator": str(self.accelerator), "accelerator_count": self.accelerator_count}
         for key in ("name", "shape", "datatype"):
             if key in (self.v2_input or {}):
                 spec[f"v2_input_{key}" if key != "datatype" else "v2_datatype"] = self.v2_input[key]

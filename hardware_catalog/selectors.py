@@ -12,6 +12,8 @@ from datetime import UTC, date, datetime, time
 from decimal import Decimal
 
 from django.conf import settings
+from django.db.models import Value
+from django.db.models.functions import Concat
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -104,3 +106,12 @@ def parse_as_of(text: str) -> datetime:
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
     return parsed.astimezone(UTC)
+
+
+def accelerator_named(name: str) -> Accelerator | None:
+    """The catalog accelerator named as the catalog lists it, "<vendor> <model>" (case and spacing aside)."""
+    wanted = " ".join((name or "").split())
+    if not wanted:
+        return None
+    named = Accelerator.objects.annotate(full_name=Concat("vendor", Value(" "), "model"))
+    return named.filter(full_name__iexact=wanted).first()

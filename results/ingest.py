@@ -16,6 +16,7 @@ from django.db import IntegrityError, transaction
 from django.utils.dateparse import parse_datetime
 
 from hardware_catalog.devices import accelerator_for_device
+from hardware_catalog.selectors import accelerator_named
 from harness.result import ResultValidationError, validate_result
 
 from .models import BenchmarkRun, OperatingPoint, QuarantinedPayload
@@ -134,11 +135,12 @@ def _store(payload: dict, run_id, digest: str, started_at, finished_at, *, job=N
     workload, device, environment = payload["workload"], payload["device"], payload.get("environment") or {}
     accuracy = payload.get("accuracy")
     points = payload["points"]
+    accelerator, count, device_name = _hardware(payload, device, environment)
     run = BenchmarkRun.objects.create(
         id=run_id,
-        accelerator=accelerator_for_device(device, environment),
-        accelerator_count=int(device.get("count") or 1),
-        device_name=device.get("name", ""),
+        accelerator=accelerator,
+        accelerator_count=count,
+        device_name=device_name,
         workload_name=workload["id"],  # the registry id: every answer is keyed by it
         model_class=workload["model_class"],
         size=workload.get("size", ""),
@@ -163,6 +165,17 @@ def _store(payload: dict, run_id, digest: str, started_at, finished_at, *, job=N
     )
     OperatingPoint.objects.bulk_create([_point(run, index, point) for index, point in enumerate(points)])
     return run
+
+
+def _hardware(payload: dict, device: dict, environment: dict):
+    """(accelerator, count, device name) a run is priced on: an endpoint's declared hardware (the server's, not the
+    measuring agent's host), else the device the harness measured on."""
+    declared = (payload.get("endpoint") or {}).get("accelerator")
+    if declared:
+        count = int(payload["endpoint"].get("accelerator_count") or 1)
+        accelerator = accelerator_named(declared) or accelerator_for_device({"type": "cuda", "name": declared}, {})
+        return accelerator, count, f"{declared} (declared by the endpoint; measured from {device.get('name', '?')})"
+    return accelerator_for_device(device, environment), int(device.get("count") or 1), device.get("name", "")
 
 
 def _stat(block, key):

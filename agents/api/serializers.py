@@ -1,9 +1,12 @@
 """Serializers for agents, jobs, schedules and quarantined payloads; spec validation lives in agents.jobspec."""
 
 from django.conf import settings
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from hardware_catalog.models import Accelerator
+from hardware_catalog.selectors import accelerator_named as catalog_accelerator
 
 from ..jobs import spec_for_agent
 from ..jobspec import MAX_BATCH_SIZE, MAX_SWEEP_POINTS, SPEC_FIELDS, spec_errors
@@ -109,18 +112,48 @@ class ScheduleSerializer(SpecSerializer):
         return attrs
 
 
+@extend_schema_field(OpenApiTypes.STR)
+class CatalogAcceleratorField(serializers.Field):
+    """A catalog accelerator named as the catalog lists it, vendor and model: 'NVIDIA H100 SXM5 80GB'."""
+
+    default_error_messages = {
+        "unknown": "no accelerator {name!r} in the catalog: name one as GET /api/v1/accelerators/ lists it, vendor "
+        "and model (e.g. 'NVIDIA H100 SXM5 80GB')",
+        "invalid": "must be a string naming a catalog accelerator",
+    }
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str) or not data.strip():
+            self.fail("invalid")
+        found = catalog_accelerator(data)
+        if found is None:
+            self.fail("unknown", name=data)
+        return found
+
+    def to_representation(self, value):
+        return str(value)
+
+
 class EndpointSerializer(serializers.ModelSerializer):
-    """An endpoint; ``api_key`` is write-only (``authenticated`` says whether one is stored)."""
+    """An endpoint; ``api_key`` is write-only (``authenticated`` says whether one is stored). ``accelerator`` and
+    ``accelerator_count`` state the hardware the server runs on: its runs are priced on it."""
 
     api_key = serializers.CharField(write_only=True, required=False, allow_blank=True,
                                     style={"input_type": "password"}, trim_whitespace=False)  # fmt: skip
     authenticated = serializers.SerializerMethodField()
     workload_id = serializers.CharField(read_only=True)
+    accelerator = CatalogAcceleratorField(
+        help_text="The catalog accelerator the server runs on, vendor and model: 'NVIDIA H100 SXM5 80GB'.",
+    )
+    accelerator_count = serializers.IntegerField(
+        min_value=1, max_value=1024, default=1, help_text="How many of them serve it (one replica)."
+    )
 
     class Meta:
         model = Endpoint
         fields = ["id", "name", "workload_id", "protocol", "url", "model", "api_key", "authenticated", "metrics_url",
-                  "prompt_tokens", "output_tokens", "v2_input", "created_at"]  # fmt: skip
+                  "prompt_tokens", "output_tokens", "v2_input", "accelerator", "accelerator_count",
+                  "created_at"]  # fmt: skip
         read_only_fields = ["created_at"]
 
     def get_authenticated(self, endpoint) -> bool:

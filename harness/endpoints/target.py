@@ -50,6 +50,10 @@ class Endpoint:
     v2_input_name: str = "input-0"
     v2_input_shape: tuple[int, ...] = (1, 4)
     v2_datatype: str = "FP32"
+    # The hardware the server runs on, as the catalog names it ("NVIDIA H100 SXM5 80GB"), and how many serve it:
+    # the result states it, and the control plane prices the run on it ("" = not declared: the agent's device).
+    accelerator: str = ""
+    accelerator_count: int = 1
 
     def __post_init__(self):
         errors = endpoint_errors(self)
@@ -78,7 +82,7 @@ class Endpoint:
             "output_tokens": self.output_tokens,
             "metrics_url": redact_url(self.metrics_url) if self.metrics_url else "",
             "authenticated": bool(self.api_key),
-        }
+        } | ({"accelerator": self.accelerator, "accelerator_count": self.accelerator_count} if self.accelerator else {})
 
     @classmethod
     def from_dict(cls, data: dict) -> Endpoint:
@@ -102,6 +106,9 @@ def endpoint_errors(endpoint) -> dict[str, str]:
         errors["url"] = "must be an http(s) URL with a host"
     if not isinstance(get("model"), str) or not get("model"):
         errors["model"] = "must name the served model"
+    count = get("accelerator_count", 1)
+    if not (isinstance(count, int) and not isinstance(count, bool) and 1 <= count <= 1024):
+        errors["accelerator_count"] = "must be a whole number from 1 to 1024"
     for key in ("prompt_tokens", "output_tokens"):
         value = get(key, 1)
         if not (isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 131_072):

@@ -3,6 +3,7 @@ accepted, used, and never shown."""
 
 import json
 import logging
+from decimal import Decimal
 
 import pytest
 from django.core.management import call_command
@@ -21,7 +22,16 @@ PORT = 18071
 
 def declaration(**changes) -> dict:
     return {"name": "noop", "protocol": "openai-completions", "url": f"http://127.0.0.1:{PORT}", "model": "noop",
-            "api_key": SECRET, "prompt_tokens": 4, "output_tokens": 3} | changes  # fmt: skip
+            "api_key": SECRET, "prompt_tokens": 4, "output_tokens": 3, "accelerator": "NVIDIA H100 SXM5 80GB",
+            "accelerator_count": 1} | changes  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def h100(db):
+    """The catalog's H100 (the shipped catalog names it so; `catalog` loads the same row)."""
+    from hardware_catalog.models import Accelerator
+
+    return Accelerator.objects.get_or_create(vendor="NVIDIA", model="H100 SXM5 80GB", defaults={"memory_gib": 80})[0]
 
 
 def test_the_api_stores_an_endpoints_key_but_never_returns_it(staff_api):
@@ -45,6 +55,43 @@ def test_credentials_in_an_endpoints_url_are_not_shown(staff_api):
 def test_a_bad_endpoint_is_rejected_naming_the_field(staff_api):
     response = staff_api.post("/api/v1/endpoints/", declaration(protocol="grpc", url="ftp://x"), format="json")
     assert response.status_code == 400 and {"protocol", "url"} <= set(response.data)
+
+
+def test_an_endpoint_declares_catalog_hardware_or_is_refused_naming_the_field(staff_api):
+    unknown = staff_api.post("/api/v1/endpoints/", declaration(accelerator="NVIDIA H1000"), format="json")
+    assert (
+        unknown.status_code == 400 and "no accelerator 'NVIDIA H1000' in the catalog" in unknown.data["accelerator"][0]
+    )
+    missing = staff_api.post("/api/v1/endpoints/", declaration() | {"accelerator": None}, format="json")
+    assert missing.status_code == 400 and set(missing.data) == {"accelerator"}
+    zero = staff_api.post("/api/v1/endpoints/", declaration(accelerator_count=0), format="json")
+    assert zero.status_code == 400 and set(zero.data) == {"accelerator_count"}
+    # The catalog's spelling, case and spacing aside, is accepted and shown back as the catalog spells it.
+    created = staff_api.post("/api/v1/endpoints/", declaration(accelerator="nvidia  h100 sxm5 80gb"), format="json")
+    assert created.status_code == 201, created.data
+    assert (created.data["accelerator"], created.data["accelerator_count"]) == ("NVIDIA H100 SXM5 80GB", 1)
+
+
+def test_an_endpoint_declared_on_h100_x1_is_priced_as_h100(
+    staff_api, make_price, h100, django_capture_on_commit_callbacks
+):
+    from accounting.rankings.ranking import ranking
+
+    price = make_price(h100, "2.29", provider="Lambda", instance_type="gpu_1x_h100")
+    staff_api.post("/api/v1/endpoints/", declaration(), format="json")
+    spec = {"endpoint": "noop", "concurrency_max": 1, "min_duration_ms": 200, "min_query_count": 8, "time_limit_s": 120}
+    with NoopServer(PORT, api_key=SECRET):
+        with django_capture_on_commit_callbacks(execute=True):
+            response = staff_api.post("/api/v1/jobs/", spec, format="json")
+        assert run_pending_local_jobs() == 1
+    run = BenchmarkRun.objects.get(job_id=response.data["id"])
+    # Measured from this CPU agent, priced on the server's declared hardware: 1 x H100 at 2.29 USD/h.
+    assert (run.accelerator, run.accelerator_count) == (h100, 1)
+    assert run.device_name.startswith("NVIDIA H100 SXM5 80GB (declared by the endpoint; measured from ")
+    BenchmarkRun.objects.filter(pk=run.pk).update(loadgen_valid=True)  # a short run's validity is this machine's
+    ranked = ranking(workload="endpoint:noop", price_kind="cloud_on_demand", published="none")
+    (row,) = ranked.rows
+    assert (row.accelerator, row.price, row.hourly.total_usd_per_hour) == (h100, price, Decimal("2.290000"))
 
 
 def test_an_endpoint_job_spec_is_checked_field_by_field(staff_api):
