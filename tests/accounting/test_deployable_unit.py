@@ -143,3 +143,26 @@ def test_eight_b200_are_priced_with_the_eight_gpu_instance_when_the_catalog_has_
     # 16 x 5.50 x 730 = 64,240.00 USD a month (at the single-GPU price it was 16 x 4.89 x 730 = 57,115.20).
     assert (option.capacity.units, option.capacity.accelerators) == (2, 16)
     assert option.capacity.monthly_usd == Decimal("64240.00")
+
+
+def test_a_serving_plan_sizes_its_replicas_as_deployable_units(api, make_accelerator, make_price, make_run):
+    from hardware_catalog.models import Accelerator
+    from tests.accounting.serving.data import make_sweep
+
+    _, beta = make_sweep(make_accelerator, make_price, make_run)
+    Accelerator.objects.filter(pk=beta.pk).update(memory_gib=80)
+    body = {"workload": "llama3.1-8b", "price_kinds": ["cloud_on_demand"], "interactivity_tps_per_user": 20,
+            "concurrent_users": 1000, "max_utilization": "0.8"}  # fmt: skip
+    data = api.post("/api/v1/serving/plan/", body, format="json").json()
+    option = next(o for o in data["options"] if o["option"]["accelerator"]["id"] == beta.pk)
+    # Llama-3.1-8B in bf16: 8,030,261,248 x 2 = 16,060,522,496 B; KV 2 x 32 x 8 x 128 x 2 = 131,072 B per token x
+    # (2,048 + 128) tokens x 32 sequences = 9,126,805,504 B; 25,187,328,000 B <= 80 x 2^30 x 0.9 = 77,309,411,328:
+    # one Beta is a replica, though the sweep was measured on two.
+    # 1,000 users x 20 tok/s = 20,000 tok/s; 600 tok/s per Beta at 20 tok/s/user, 480 at 80 %: ceil(41.67) = 42.
+    # Beta is sold only as a 2-GPU instance (3.60 USD/h): one Beta is half of one, 1.80 USD/h, said so;
+    # 42 x 1.80 x 730 = 55,188.00 USD a month (before: 21 replicas of 2, the same money in units of 2).
+    assert (option["replicas"], option["accelerators_per_replica"], option["accelerators"]) == (42, 1, 42)
+    assert option["monthly_usd"] == "55188.00"
+    assert option["unit_assumption"].startswith("1 x NVIDIA Beta: Meta-Llama-3.1-8B-Instruct fits in one accelerator")
+    assert "scaled from the 2-accelerator measured result" in option["unit_assumption"]
+    assert "1 of the 2 accelerators of one instance, priced per accelerator" in option["unit_assumption"]
