@@ -139,17 +139,20 @@ def smallest_unit(
 
 def _reason(workload: Workload, need: MemoryNeed, usable: Decimal, size: int) -> str:
     precision = f"{need.precision}{' (assumed: the run states none)' if need.precision_assumed else ''}"
-    held = f"{_gib(need.weight_bytes)} GiB of {precision} weights"
+    held = f"{_size(need.weight_bytes)} of {precision} weights"
     if need.kv_cache_bytes:
         held += (
-            f" + {_gib(need.kv_cache_bytes)} GiB of KV cache ({need.concurrent_sequences} sequences of "
+            f" + {_size(need.kv_cache_bytes)} of KV cache ({need.concurrent_sequences} sequences of "
             f"{need.context_tokens} tokens)"
         )
-    per = f"{_gib(usable)} GiB usable per accelerator ({MEMORY_HEADROOM_FRACTION:.0%} kept free)"
+    per = f"{_size(usable)} usable per accelerator ({MEMORY_HEADROOM_FRACTION:.0%} kept free)"
     if size == 1:
         return f"{workload.reference_model} fits in one accelerator ({held}; {per})"
     return f"{workload.reference_model} needs {size} accelerators ({held} over {per})"
 
 
-def _gib(value: Decimal) -> str:
-    return f"{value / GIB:,.1f}"
+def _size(value: Decimal) -> str:
+    """Bytes in GiB, or in MiB below one GiB (a CNN's weights are tens of MiB: "0.0 GiB" would say nothing)."""
+    if value < GIB:
+        return f"{value / 2**20:,.1f} MiB"
+    return f"{value / GIB:,.1f} GiB"

@@ -49,7 +49,11 @@ def test_resnet50_at_5000_images_per_s_is_one_l40s_not_the_published_four(api, m
     # Spare: 1 - 5,000 / 45,307 = 0.88964 -> 0.8896.
     assert option["headroom_fraction"] == "0.8896"
     assumption = option["unit_assumption"]
-    assert assumption.startswith("1 x NVIDIA L40S: ResNet-50 v1.5 fits in one accelerator (0.0 GiB of fp16 (assumed")
+    # 51,114,064 B / 2^20 = 48.7 MiB; 48 x 0.9 = 43.2 GiB.
+    assert assumption.startswith(
+        "1 x NVIDIA L40S: ResNet-50 v1.5 fits in one accelerator (48.7 MiB of fp16 (assumed: the run states none) "
+        "weights; 43.2 GiB usable per accelerator (10% kept free))"
+    )
     assert "scaled from the 4-accelerator measured result" in assumption
     assert f"one 1-accelerator instance (price row {single.pk}: Nebius gpu-l40s-a_1gpu)" in assumption
 
