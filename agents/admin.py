@@ -14,10 +14,11 @@ from .user_workloads import user_workload_validate
 class AgentAdmin(admin.ModelAdmin):
     """Agents register themselves; the admin shows them (and can delete a retired one)."""
 
-    list_display = ["name", "hostname", "status", "last_seen_at", "first_seen_at"]
+    list_display = ["name", "hostname", "status", "last_seen_at", "first_seen_at", "refused_reports"]
     search_fields = ["name", "hostname"]
-    readonly_fields = ["name", "hostname", "queue", "devices", "accelerators", "versions", "first_seen_at",
-                       "last_seen_at"]  # fmt: skip
+    readonly_fields = ["name", "hostname", "queue", "devices", "accelerators", "versions", "enrolled_at",
+                       "first_seen_at", "last_seen_at", "refused_reports", "last_refused_at",
+                       "last_refused_reason"]  # fmt: skip
 
     def has_add_permission(self, request):
         return False

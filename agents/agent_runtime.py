@@ -20,12 +20,22 @@ def agent_names(queue_names) -> list[str]:
     return [name[len(AGENT_QUEUE_PREFIX) :] for name in queue_names if name.startswith(AGENT_QUEUE_PREFIX)]
 
 
+def held_job_ids() -> list[str]:
+    """The jobs this worker holds now (running, or reserved to run next): read in the worker's main process,
+    which tracks the requests it hands to its pool."""
+    from celery.worker import state
+
+    from .jobs import RUN_JOB_TASK
+
+    return sorted({request.id for request in list(state.reserved_requests) if request.name == RUN_JOB_TASK})
+
+
 def _heartbeat_loop(name: str, interval_s: float) -> None:
     from .tasks import agent_heartbeat, send_report
 
     while not _stop.wait(interval_s):
         try:
-            send_report(agent_heartbeat, name)
+            send_report(agent_heartbeat, name, held_job_ids())
         except Exception:  # the broker is down: keep trying, the next beat may get through
             logger.exception("agent %s: heartbeat not sent", name)
 

@@ -9,9 +9,12 @@ status endpoint. The reaper asks which job ids the broker still holds, to re-dis
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 
 from django.conf import settings
 from kombu.transport.redis import PRIORITY_STEPS, Channel
+
+from .jobs import RUN_JOB_TASK
 
 SOCKET_TIMEOUT_S = 2
 
@@ -81,5 +84,63 @@ def jobs_known_to_broker(job_ids, agent_queues) -> set[str]:
     about it waiting for the control worker (the agent ran it; its start report is queued behind a backlog)."""
     headers = broker_headers([*agent_queues, settings.INFERLEDGER_CONTROL_QUEUE])
     task_ids = {str(header.get("id")) for header in headers}
-    reports = " ".join(str(header.get("argsrepr", "")) for header in headers if header.get("task") != "agents.run_job")
+    reports = " ".join(str(header.get("argsrepr", "")) for header in headers if header.get("task") != RUN_JOB_TASK)
     return {job_id for job_id in map(str, job_ids) if job_id in task_ids or job_id in reports}
+
+
+@dataclass
+class JobInBroker:
+    """What the broker holds of one job: its message waiting in a queue, a report about it for the control
+    worker, and its deliveries not acknowledged yet ((delivery tag, unix time delivered))."""
+
+    waiting: bool = False
+    reported: bool = False
+    deliveries: list[tuple[str, float]] = field(default_factory=list)
+
+
+def jobs_in_broker(job_ids, agent_queues) -> dict[str, JobInBroker]:
+    """For each job id, what the broker holds of it (see JobInBroker)."""
+    client = _client()
+    ids = [str(job_id) for job_id in job_ids]
+    queues = [*agent_queues, settings.INFERLEDGER_CONTROL_QUEUE]
+    names = [queue if not step else f"{queue}{Channel.sep}{step}" for queue in queues for step in PRIORITY_STEPS]
+    pipe = client.pipeline()
+    for name in names:
+        pipe.lrange(name, 0, -1)
+    pipe.hgetall(Channel.unacked_key)
+    pipe.zrange(Channel.unacked_index_key, 0, -1, withscores=True)
+    *queued, unacked, delivered_at = pipe.execute()
+    delivered = {_text(tag): score for tag, score in delivered_at}
+    found = {job_id: JobInBroker() for job_id in ids}
+
+    def note(headers: dict, tag: str | None) -> None:
+        if headers.get("task") == RUN_JOB_TASK:
+            job = found.get(str(headers.get("id")))
+            if job is not None and tag is None:
+                job.waiting = True
+            elif job is not None:
+                job.deliveries.append((tag, delivered.get(tag, 0.0)))
+            return
+        about = str(headers.get("argsrepr", ""))
+        for job_id, job in found.items():
+            job.reported |= job_id in about
+
+    for raw_messages in queued:
+        for raw in raw_messages:
+            note(_headers(raw), None)
+    for tag, raw in unacked.items():
+        note(_headers(raw), _text(tag))
+    return found
+
+
+def forget_deliveries(tags) -> None:
+    """Drop unacknowledged deliveries from the broker (as an ack would): a job lost on its agent is sent afresh,
+    and its stale copy must not come back after the visibility timeout to run it a second time."""
+    tags = list(tags)
+    if tags:
+        client = _client()
+        client.pipeline().zrem(Channel.unacked_index_key, *tags).hdel(Channel.unacked_key, *tags).execute()
+
+
+def _text(value) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)

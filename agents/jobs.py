@@ -7,11 +7,15 @@ Every state change is a conditional UPDATE on the job's current state, so a mess
 from __future__ import annotations
 
 import logging
+import uuid
 from datetime import timedelta
 
+import kombu.exceptions
+import redis.exceptions
 from django.conf import settings
-from django.db import transaction
-from django.db.models import F, Q
+from django.db import IntegrityError, transaction
+from django.db.models import F, Q, Value
+from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
 from inferledger.celery import app as celery_app
@@ -26,6 +30,9 @@ from .registry import agent_for_accelerator, broker_configured, local_agent
 RUN_JOB_TASK = "agents.run_job"
 
 logger = logging.getLogger(__name__)
+# What publishing a message raises while the broker is unreachable.
+BROKER_ERRORS = (kombu.exceptions.OperationalError, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError,
+                 ConnectionError, TimeoutError)  # fmt: skip
 
 
 def job_spec(job) -> dict:
@@ -61,19 +68,71 @@ def _resolve_agent(job: Job) -> Agent:
     raise JobSpecError({"agent": "give an agent, or an accelerator to pick an online agent with it"})
 
 
+class JobNotSent(Exception):
+    """The job is stored (queued) but its message could not be published: the broker is unreachable. The reaper
+    sends it once the broker is back (jobs_redispatch_lost), so a client must not create it again."""
+
+    def __init__(self, job: Job, cause: Exception):
+        super().__init__(f"job {job.pk} is kept (queued) but could not be sent: {type(cause).__name__}")
+        self.job, self.cause = job, cause
+
+
+class IdempotencyKeyReused(Exception):
+    """An Idempotency-Key already used by this user for a job that asked for something else."""
+
+    def __init__(self, job: Job, fields: list[str]):
+        super().__init__(f"Idempotency-Key already used for job {job.pk}, which differs in: {', '.join(fields)}")
+        self.job, self.fields = job, fields
+
+
 def job_submit(job: Job) -> Job:
-    """Validate, pick the agent, save as queued and dispatch to the agent's queue once committed."""
+    """Validate, pick the agent, save as queued and dispatch to the agent's queue once committed.
+
+    Raises JobNotSent when the broker cannot take the message: the job is committed and stays queued."""
     validate_spec(spec_for_agent(job_spec(job)), time_limit_max_s=settings.INFERLEDGER_JOB_TIME_LIMIT_MAX_S)
     job.agent = _resolve_agent(job)
     job.state = JobState.QUEUED
     job.deadline_at = timezone.now() + timedelta(seconds=settings.INFERLEDGER_JOB_START_TIMEOUT_S)
     job.save()
-    transaction.on_commit(lambda: job_dispatch(job))
+    transaction.on_commit(lambda: _dispatch_kept(job))
     return job
+
+
+def _dispatch_kept(job: Job) -> None:
+    try:
+        job_dispatch(job)
+    except BROKER_ERRORS as exc:
+        logger.warning("job %s kept but not sent (the broker is unreachable): %s", job.pk, exc)
+        raise JobNotSent(job, exc) from exc
 
 
 def job_create(*, spec: dict, agent: Agent | None = None, accelerator=None, created_by=None, **fields) -> Job:
     return job_submit(Job(**spec, agent=agent, accelerator=accelerator, created_by=created_by, **fields))
+
+
+def job_create_once(
+    *, idempotency_key: str, spec: dict, agent: Agent | None = None, accelerator=None, created_by=None
+) -> tuple[Job, bool]:
+    """(job, created): the job this user created with this key, or a new one. A key is the user's: a retry of a
+    create (its answer lost, or a 503) never makes a second job. Raises IdempotencyKeyReused when the earlier
+    job asked for something else, and JobNotSent (as job_submit) for a new job the broker could not take."""
+    earlier = Job.objects.filter(created_by=created_by, idempotency_key=idempotency_key).first()
+    if earlier is None:
+        try:
+            with transaction.atomic():
+                job = job_create(spec=spec, agent=agent, accelerator=accelerator, created_by=created_by,
+                                 idempotency_key=idempotency_key)  # fmt: skip
+            return job, True
+        except IntegrityError:  # the same key, created by a concurrent retry between the look-up and the insert
+            earlier = Job.objects.get(created_by=created_by, idempotency_key=idempotency_key)
+    asked = Job(**spec, agent=agent, accelerator=accelerator)
+    differing = [name for name in SPEC_FIELDS if getattr(asked, name) != getattr(earlier, name)]
+    for name in ("agent", "accelerator"):
+        if getattr(asked, name) not in (None, getattr(earlier, name)):
+            differing.append(name)
+    if differing:
+        raise IdempotencyKeyReused(earlier, differing)
+    return earlier, False
 
 
 def job_dispatch(job: Job) -> None:
@@ -105,13 +164,15 @@ def _stop_on_agent(job_id) -> None:
         celery_app.control.revoke(str(job_id), terminate=True)
 
 
-def job_claim(*, job_id, agent_name: str) -> bool:
-    """The agent reports it started: queued -> running (or count a redelivery); False means stop it."""
+def job_claim(*, job_id, agent_name: str, at=None) -> bool:
+    """The agent reports it started (at ``at``, default now): queued -> running (or count a redelivery); False
+    means stop it."""
     job = Job.objects.filter(pk=job_id).first()
     if job is None or job.state not in ACTIVE_JOB_STATES:
         return False  # cancelled, or finished already (its start report arrived after its end)
     now = timezone.now()
     changes = {
+        "reported_at": at or now,
         "attempts": F("attempts") + 1,
         "deadline_at": now + timedelta(seconds=job.time_limit_s + settings.INFERLEDGER_JOB_REPORT_GRACE_S),
         "progress_pct": 0.0,
@@ -136,11 +197,31 @@ def job_owned_by(*, job_id, agent: Agent) -> bool:
     return Job.objects.filter(pk=job_id, agent=agent).exists()
 
 
-def job_progress(*, job_id, percent: float, point: str) -> None:
+def job_progress(*, job_id, percent: float, point: str, at=None) -> None:
     # A queued job too: its start report may still be queued behind (or lost with) a database outage.
+    at = at or timezone.now()
     Job.objects.filter(pk=job_id, state__in=ACTIVE_JOB_STATES).update(
-        progress_pct=min(max(float(percent), 0.0), 100.0), current_point=point[:200]
+        progress_pct=min(max(float(percent), 0.0), 100.0), current_point=point[:200],
+        reported_at=Greatest(Coalesce("reported_at", Value(at)), Value(at)),
+    )  # fmt: skip
+
+
+def jobs_reported_running(*, agent: Agent, job_ids, at) -> int:
+    """The agent's heartbeat (signed at ``at``) lists these jobs as held: they are alive as of then."""
+    ids = [job_id for job_id in job_ids if _is_uuid(job_id)]
+    if not ids:
+        return 0
+    return Job.objects.filter(pk__in=ids, agent=agent, state__in=ACTIVE_JOB_STATES).update(
+        reported_at=Greatest(Coalesce("reported_at", Value(at)), Value(at))
     )
+
+
+def _is_uuid(value) -> bool:
+    try:
+        uuid.UUID(str(value))
+    except ValueError:
+        return False
+    return True
 
 
 def job_ingest(*, job_id, payload, sender: Agent | None = None) -> IngestOutcome:
@@ -158,10 +239,20 @@ def job_ingest(*, job_id, payload, sender: Agent | None = None) -> IngestOutcome
         owner = job.agent.name if job.agent else "no agent"
         reason = f"refused: job {job_id} belongs to {owner}, not agent {sender.name}"
         return quarantine_payload(payload, reason=reason, source=source, link_run=False)
+    if job.state not in ACTIVE_JOB_STATES and not _already_stored(job, payload):
+        # A finished job's runs are what it ended with: a late result is kept for an operator, never attached.
+        reason = f"refused: job {job_id} had already ended ({job.state}) when this result arrived"
+        return quarantine_payload(payload, reason=reason, source=source, link_run=False)
     outcome = ingest_result(payload, source=source, job=job, agent=agent)
     if outcome.status == QUARANTINED:
         job_fail(job_id=job.pk, reason=f"result quarantined: {outcome.reason}")
     return outcome
+
+
+def _already_stored(job: Job, payload) -> bool:
+    """A copy of one of the job's stored runs (a redelivery): ingest answers it as the duplicate it is."""
+    run_id = payload.get("run_id") if isinstance(payload, dict) else None
+    return bool(run_id) and _is_uuid(run_id) and BenchmarkRun.objects.filter(pk=run_id, job=job).exists()
 
 
 def job_results_missing(*, job_id, run_ids: list[str]) -> set[str]:
@@ -258,18 +349,81 @@ def jobs_redispatch_lost(*, now=None) -> list[tuple[str, str]]:
     return actions
 
 
+def jobs_recover_lost(*, now=None) -> list[tuple[str, str]]:
+    """Send again (or fail, past the attempt limit) each running job its agent no longer holds: its message was
+    lost with the broker (a Redis restart cancels the running task; its message is not redelivered before the
+    visibility timeout, or at all without persistence).
+
+    Told from the agent's liveness and progress: its heartbeats list the jobs it holds, and a job is a suspect
+    once the agent has been heard from INFERLEDGER_LOST_JOB_GRACE_S after the job's last report (start, progress
+    or a heartbeat listing it) without listing it. It is lost when the broker holds no message of it waiting and
+    no report about it, and no delivery of it newer than that heartbeat. Its stale delivery is dropped (so it
+    cannot come back later and run it twice) and it is sent again: its run ids derive from the job id, so each
+    run is stored once. The bound: AGENT_HEARTBEAT_S + LOST_JOB_GRACE_S + REAPER_INTERVAL_S after the broker is
+    back (docs/operations.md).
+    """
+    from .broker_health import forget_deliveries, jobs_in_broker
+
+    if not broker_configured():
+        return []
+    now = now or timezone.now()
+    grace = timedelta(seconds=settings.INFERLEDGER_LOST_JOB_GRACE_S)
+    suspects = list(
+        Job.objects.filter(state=JobState.RUNNING, agent__isnull=False, reported_at__isnull=False)
+        .filter(agent__last_seen_at__gt=F("reported_at") + grace)
+        .select_related("agent")
+    )
+    if not suspects:
+        return []
+    try:
+        held = jobs_in_broker([job.pk for job in suspects], {job.agent.queue for job in suspects})
+    except Exception as exc:  # the broker is unreachable: nothing can be told, nothing is sent
+        logger.warning("reaper: could not list the broker's messages (%s)", exc)
+        return []
+    actions = []
+    for job in suspects:
+        in_broker, heard_at = held[str(job.pk)], job.agent.last_seen_at.timestamp()
+        if in_broker.waiting or in_broker.reported or any(at >= heard_at for _tag, at in in_broker.deliveries):
+            continue  # to be delivered, a report to process, or delivered after the agent's newest heartbeat
+        unchanged = Job.objects.filter(pk=job.pk, state=JobState.RUNNING, reported_at=job.reported_at)
+        lost = (
+            f"agent {job.agent.name} stopped reporting it at {job.reported_at:%Y-%m-%d %H:%M:%S} UTC while still "
+            f"heartbeating (last at {job.agent.last_seen_at:%H:%M:%S} UTC) and the broker no longer held it"
+        )
+        if job.attempts >= settings.INFERLEDGER_JOB_MAX_ATTEMPTS:
+            reason = f"{lost}; not sent again after {job.attempts} attempts"
+            if unchanged.update(state=JobState.FAILED, finished_at=now, error=reason):
+                forget_deliveries(tag for tag, _at in in_broker.deliveries)
+                logger.warning("reaper: job %s failed: %s", job.pk, reason)
+                actions.append((str(job.pk), "failed"))
+            continue
+        reason = f"{lost}; sent again at {now:%Y-%m-%d %H:%M:%S} UTC"
+        requeued = unchanged.update(
+            state=JobState.QUEUED, error=reason, dispatched_at=now, redispatches=F("redispatches") + 1,
+            deadline_at=now + timedelta(seconds=settings.INFERLEDGER_JOB_START_TIMEOUT_S),
+        )  # fmt: skip
+        if requeued:
+            forget_deliveries(tag for tag, _at in in_broker.deliveries)
+            logger.warning("reaper: job %s %s", job.pk, reason)
+            job_dispatch(job)
+            actions.append((str(job.pk), "redispatched"))
+    return actions
+
+
 def jobs_reap(*, now=None) -> list[tuple[str, str]]:
     """Fail (or requeue, below the attempt limit) active jobs past their deadline, and re-dispatch lost
-    queued ones; returns (job id, action)."""
+    queued and running ones; returns (job id, action)."""
     now = now or timezone.now()
-    actions = jobs_redispatch_lost(now=now)
+    actions = jobs_redispatch_lost(now=now) + jobs_recover_lost(now=now)
     handled = {job_id for job_id, _action in actions}
     for job in Job.objects.past_deadline(now).exclude(pk__in=handled).select_related("agent"):
         agent = job.agent.name if job.agent else "no agent"
         if job.state == JobState.QUEUED:
             reason = f"agent {agent} did not start the job by its deadline ({job.deadline_at:%Y-%m-%d %H:%M:%S} UTC)"
-            if job.agent:
+            if job.agent and job.agent.last_seen_at:
                 reason += f"; agent last heard from at {job.agent.last_seen_at:%Y-%m-%d %H:%M:%S} UTC"
+            elif job.agent:
+                reason += "; the agent has never reported"
             done = Job.objects.filter(pk=job.pk, state=JobState.QUEUED, deadline_at__lt=now).update(
                 state=JobState.FAILED, finished_at=now, error=reason
             )

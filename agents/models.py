@@ -36,11 +36,18 @@ class Agent(models.Model):
     devices = models.JSONField(default=list, help_text="Device inventory as reported: type, name, index, memory.")
     accelerators = models.ManyToManyField(Accelerator, blank=True, related_name="agents")
     versions = models.JSONField(default=dict, help_text="Python, torch, CUDA, driver, LoadGen … on the host.")
-    first_seen_at = models.DateTimeField(default=timezone.now)
-    last_seen_at = models.DateTimeField(default=timezone.now)
+    # Empty until the agent first speaks (an agent only enrolled is "enrolled", not online). last_seen_at is the
+    # signing time of its newest accepted registration or heartbeat, never the time a (delayed) copy arrived.
+    first_seen_at = models.DateTimeField(null=True, blank=True)
+    last_seen_at = models.DateTimeField(null=True, blank=True)
     # Issued by `manage.py enroll_agent`; every report from the agent is signed with it (agents.signing).
     signing_key = models.CharField(max_length=64, blank=True, editable=False)
     enrolled_at = models.DateTimeField(null=True, blank=True)
+    refused_reports = models.PositiveIntegerField(
+        default=0, help_text="Reports naming this agent that were refused: bad signature, too old, or repeated."
+    )
+    last_refused_at = models.DateTimeField(null=True, blank=True)
+    last_refused_reason = models.CharField(max_length=300, blank=True)
 
     objects = AgentQuerySet.as_manager()
 
@@ -52,9 +59,32 @@ class Agent(models.Model):
 
     @property
     def status(self) -> str:
-        """'online' when a heartbeat arrived within INFERLEDGER_AGENT_OFFLINE_AFTER_S, else 'offline'."""
+        """'online' when a heartbeat signed within INFERLEDGER_AGENT_OFFLINE_AFTER_S was accepted, 'offline' when
+        the newest is older, 'enrolled' when the agent has never spoken."""
+        if self.last_seen_at is None:
+            return "enrolled"
         age_s = (timezone.now() - self.last_seen_at).total_seconds()
         return "online" if age_s <= settings.INFERLEDGER_AGENT_OFFLINE_AFTER_S else "offline"
+
+
+class AgentReportNonce(models.Model):
+    """The nonce of every report accepted from an agent within INFERLEDGER_AGENT_MESSAGE_MAX_AGE_S: a copy of
+    a report (the same nonce) is refused. Older rows are pruned by the reaper: reports that old are refused
+    by their age."""
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
+    nonce = models.CharField(max_length=64)
+    signed_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            # A report is accepted once: the insert of its nonce is the check.
+            models.UniqueConstraint(fields=["agent", "nonce"], name="agent_report_nonce_unique"),
+        ]
+        indexes = [models.Index(fields=["signed_at"], name="agent_report_nonce_signed_idx")]  # the pruning
+
+    def __str__(self):
+        return f"{self.agent_id}:{self.nonce}"
 
 
 class EndpointProtocol(models.TextChoices):
@@ -267,7 +297,14 @@ class Job(JobSpec):
         default=0, help_text="Times the reaper sent it again because the broker no longer held its message."
     )
     started_at = models.DateTimeField(null=True, blank=True)
+    reported_at = models.DateTimeField(
+        null=True, blank=True,
+        help_text="Last time its agent said it was running it (start, progress, or a heartbeat that lists it).",
+    )  # fmt: skip
     finished_at = models.DateTimeField(null=True, blank=True)
+    idempotency_key = models.CharField(
+        max_length=200, blank=True, help_text="The Idempotency-Key its creator sent: a retry returns this job."
+    )
     deadline_at = models.DateTimeField(
         null=True, blank=True, help_text="The reaper fails (or requeues) the job when it is still active after this."
     )
@@ -284,6 +321,12 @@ class Job(JobSpec):
         constraints = [
             # Two beats firing the same slot of a schedule create one job, not two.
             models.UniqueConstraint(fields=["schedule", "slot_start"], name="job_schedule_slot_unique"),
+            # A client retrying a create with its Idempotency-Key gets the job it created, never a second one.
+            models.UniqueConstraint(
+                fields=["created_by", "idempotency_key"],
+                condition=~models.Q(idempotency_key=""),
+                name="job_idempotency_key_unique",
+            ),  # fmt: skip
             models.CheckConstraint(
                 condition=models.Q(progress_pct__gte=0) & models.Q(progress_pct__lte=100), name="job_progress_0_100"
             ),

@@ -23,12 +23,13 @@ def broker_configured() -> bool:
     return bool(settings.CELERY_BROKER_URL)
 
 
-def agent_register(*, report: dict) -> Agent:
-    """Create or refresh an agent from its report, linking its devices to catalog accelerators.
+def agent_register(*, report: dict, seen_at=None) -> Agent:
+    """Create or refresh an agent from its report (signed at ``seen_at``, default now), linking its devices to
+    catalog accelerators.
 
     The first registration of an agent on a broker seeds its daily quick-suite schedule.
     """
-    now = timezone.now()
+    now = seen_at or timezone.now()
     devices = report.get("devices") or []
     with transaction.atomic():
         seen = {
@@ -41,6 +42,8 @@ def agent_register(*, report: dict) -> Agent:
         agent, created = Agent.objects.update_or_create(
             name=report["name"], defaults=seen, create_defaults={**seen, "first_seen_at": now}
         )
+        if agent.first_seen_at is None:  # enrolled before, speaking now for the first time
+            Agent.objects.filter(pk=agent.pk).update(first_seen_at=now)
         environment = {"cpu_count": next((d.get("vcpu_count") for d in devices if d.get("vcpu_count")), 1)}
         agent.accelerators.set([accelerator_for_device(device, environment) for device in devices])
         if created and broker_configured():
@@ -64,12 +67,26 @@ def agent_enroll(*, name: str) -> tuple[Agent, str]:
     return agent, secret
 
 
-def agent_heartbeat(*, name: str) -> bool:
-    """Record that the agent is alive; False (and nothing written) for an agent never registered."""
-    updated = Agent.objects.filter(name=name).update(last_seen_at=timezone.now())
-    if not updated:
+def agent_heartbeat(*, name: str, seen_at=None, running_job_ids: list[str] = ()) -> bool:
+    """Record that the agent was alive at ``seen_at`` (the heartbeat's signing time, default now) holding
+    ``running_job_ids``; False (and nothing written) for an agent never registered.
+
+    last_seen_at only moves forward: a heartbeat that arrives late (or a copy) cannot make the agent look
+    fresher than its newest one. The jobs it lists are reported as of then (agents.jobs.jobs_recover_lost
+    reads that).
+    """
+    from .jobs import jobs_reported_running
+
+    seen_at = seen_at or timezone.now()
+    agent = Agent.objects.filter(name=name).first()
+    if agent is None:
         logger.warning("heartbeat from unregistered agent %r ignored", name)
-    return bool(updated)
+        return False
+    Agent.objects.filter(pk=agent.pk).filter(Q(last_seen_at__lt=seen_at) | Q(last_seen_at__isnull=True)).update(
+        last_seen_at=seen_at
+    )
+    jobs_reported_running(agent=agent, job_ids=running_job_ids, at=seen_at)
+    return True
 
 
 def agent_for_accelerator(accelerator: Accelerator) -> Agent | None:

@@ -17,10 +17,12 @@ import traceback
 from celery import shared_task
 from celery.exceptions import Reject, SoftTimeLimitExceeded
 from django.conf import settings
+from django.db import transaction
+from django.utils.crypto import constant_time_compare, salted_hmac
 
-from .control import DatabaseOutageTooLong, rejection_reason, sender_agent, through_database_outage
+from . import signing
+from .control import CheckedReport, DatabaseOutageTooLong, checked_report, through_database_outage
 from .jobs import RUN_JOB_TASK
-from .signing import sign
 
 logger = logging.getLogger(__name__)
 
@@ -41,16 +43,26 @@ REPORT_RETRY_POLICY = {
 }
 
 
-def control_task(name: str):
-    """A control-plane task (bound) that waits out a database outage and is requeued past the limit."""
+def control_task(name: str, *, atomic: bool = False):
+    """A control-plane task (bound) that waits out a database outage and is requeued past the limit.
+
+    ``atomic``: the task runs in one transaction, so a report whose effect is rolled back by a database error
+    is checked again (its nonce not yet spent) when the call is retried.
+    """
 
     def decorate(fn):
         @functools.wraps(fn)
         def body(self, *args, **kwargs):
+            self.request.received_at = time.time()  # a report's age is counted to here, not to after an outage
+
+            def call():
+                if not atomic:
+                    return fn(self, *args, **kwargs)
+                with transaction.atomic():
+                    return fn(self, *args, **kwargs)
+
             try:
-                return through_database_outage(
-                    lambda: fn(self, *args, **kwargs), what=name, eager=bool(self.request.is_eager)
-                )
+                return through_database_outage(call, what=name, eager=bool(self.request.is_eager))
             except DatabaseOutageTooLong as exc:
                 logger.error("%s; the message goes back to its queue", exc)
                 raise Reject(str(exc), requeue=True) from exc
@@ -61,19 +73,23 @@ def control_task(name: str):
 
 
 def send_report(task, *args) -> None:
-    """Publish an agent's report to the control plane, signed, retrying through a broker outage."""
+    """Publish an agent's report to the control plane, sealed (signed now, with a nonce), retrying through a
+    broker outage."""
     report = list(args)
     secret = settings.INFERLEDGER_AGENT_SECRET
     task.apply_async(
         args=report,
-        kwargs={"signature": sign(secret, task.name, report) if secret else None},
+        kwargs={signing.SEAL_KWARG: signing.seal(secret, task.name, report) if secret else None},
         retry=True,
         retry_policy=REPORT_RETRY_POLICY,
     )
 
 
-def _refused(task_name: str, agent_name: str, what: str) -> None:
-    logger.warning("%s refused (%s): %s", task_name, rejection_reason(agent_name), what)
+def _checked(task, agent_name: str, args: list, report_seal, *, repeat_allowed: bool = False) -> CheckedReport:
+    received_at = getattr(task.request, "received_at", None) or time.time()
+    return checked_report(
+        task.name, agent_name, args, report_seal, received_at=received_at, repeat_allowed=repeat_allowed
+    )
 
 
 @shared_task(
@@ -109,72 +125,74 @@ def run_job(self, job_id: str, spec: dict, agent_name: str) -> dict:
     return {"run_ids": report.run_ids, "skipped": len(report.skips)}
 
 
-@control_task("agents.register_agent")
-def register_agent(self, report: dict, signature: str | None = None) -> None:
+@control_task("agents.register_agent", atomic=True)
+def register_agent(self, report: dict, seal: dict | None = None) -> None:
     from .registry import agent_register
 
-    name = str(report.get("name", ""))
-    if sender_agent(self.name, name, [report], signature) is None and settings.CELERY_BROKER_URL:
-        return _refused(self.name, name, "registration ignored")
-    agent_register(report=report)
+    checked = _checked(self, str(report.get("name", "")), [report], seal)
+    if not checked.refusal:
+        agent_register(report=report, seen_at=checked.signed_at)
 
 
-@control_task("agents.agent_heartbeat")
-def agent_heartbeat(self, name: str, signature: str | None = None) -> None:
+@control_task("agents.agent_heartbeat", atomic=True)
+def agent_heartbeat(self, name: str, running_job_ids: list, seal: dict | None = None) -> None:
+    """The agent is alive as of the report's signing time, holding these jobs (what the reaper needs to tell a
+    job lost with the broker from one still running)."""
     from .registry import agent_heartbeat as heartbeat
 
-    if sender_agent(self.name, name, [name], signature) is None and settings.CELERY_BROKER_URL:
-        return _refused(self.name, name, "heartbeat ignored")
-    heartbeat(name=name)
+    checked = _checked(self, name, [name, running_job_ids], seal)
+    if not checked.refusal:
+        heartbeat(name=name, seen_at=checked.signed_at, running_job_ids=[str(job) for job in running_job_ids])
 
 
-def _owning_agent(task, job_id: str, agent_name: str, args: list, signature):
-    """The verified sender when it is the job's agent; None (logged) otherwise."""
+def _owning_agent(task, job_id: str, agent_name: str, args: list, report_seal, **options) -> CheckedReport | None:
+    """The accepted report when its verified sender is the job's agent; None (logged) otherwise."""
     from .jobs import job_owned_by
 
-    agent = sender_agent(task.name, agent_name, args, signature)
-    if agent is None and settings.CELERY_BROKER_URL:
-        _refused(task.name, agent_name, f"job {job_id}")
+    checked = _checked(task, agent_name, args, report_seal, **options)
+    if checked.refusal:
         return None
-    if agent is not None and not job_owned_by(job_id=job_id, agent=agent):
-        logger.warning("%s refused: job %s is not agent %s's", task.name, job_id, agent.name)
+    if checked.agent is not None and not job_owned_by(job_id=job_id, agent=checked.agent):
+        logger.warning("%s refused: job %s is not agent %s's", task.name, job_id, checked.agent.name)
         return None
-    return agent or True
+    return checked
 
 
-@control_task("agents.job_started")
-def job_started(self, job_id: str, agent_name: str, signature: str | None = None) -> None:
+@control_task("agents.job_started", atomic=True)
+def job_started(self, job_id: str, agent_name: str, seal: dict | None = None) -> None:
     from .jobs import job_claim
 
-    if _owning_agent(self, job_id, agent_name, [job_id, agent_name], signature):
-        job_claim(job_id=job_id, agent_name=agent_name)
+    checked = _owning_agent(self, job_id, agent_name, [job_id, agent_name], seal)
+    if checked:
+        job_claim(job_id=job_id, agent_name=agent_name, at=checked.signed_at)
 
 
-@control_task("agents.job_progress")
-def job_progress(self, job_id: str, percent: float, point: str, agent_name: str = "", signature=None) -> None:
+@control_task("agents.job_progress", atomic=True)
+def job_progress(self, job_id: str, percent: float, point: str, agent_name: str = "", seal=None) -> None:
     from .jobs import job_progress as progress
 
-    if _owning_agent(self, job_id, agent_name, [job_id, percent, point, agent_name], signature):
-        progress(job_id=job_id, percent=percent, point=point)
+    checked = _owning_agent(self, job_id, agent_name, [job_id, percent, point, agent_name], seal)
+    if checked:
+        progress(job_id=job_id, percent=percent, point=point, at=checked.signed_at)
 
 
-@control_task("agents.ingest_job_result")
-def ingest_job_result(self, job_id: str, payload, agent_name: str = "", signature: str | None = None) -> str:
+@control_task("agents.ingest_job_result", atomic=True)
+def ingest_job_result(self, job_id: str, payload, agent_name: str = "", seal: dict | None = None) -> str:
     """Store a result only from the registered agent that owns the job; anything else is quarantined."""
     from results.ingest import quarantine_payload
 
+    from .control import DATABASE_ERRORS
     from .jobs import job_ingest
 
     source = f"agent {agent_name}" if agent_name else "agent"
-    sender = sender_agent(self.name, agent_name, [job_id, payload, agent_name], signature)
-    if sender is None and settings.CELERY_BROKER_URL:
-        reason = f"refused: {rejection_reason(agent_name)} (job {job_id})"
+    checked = _checked(self, agent_name, [job_id, payload, agent_name], seal)
+    if checked.refusal:
+        reason = f"refused: {checked.refusal} (job {job_id})"
         return quarantine_payload(payload, reason=reason, source=source, link_run=False).status
     try:
-        return job_ingest(job_id=job_id, payload=payload, sender=sender).status
+        with transaction.atomic():  # a failed ingest leaves the report's transaction usable for the quarantine
+            return job_ingest(job_id=job_id, payload=payload, sender=checked.agent).status
     except Exception as exc:
-        from .control import DATABASE_ERRORS
-
         if isinstance(exc, DATABASE_ERRORS):
             raise
         # Never ack a result that was not stored: keep it, with the reason, for an operator to replay.
@@ -182,15 +200,30 @@ def ingest_job_result(self, job_id: str, payload, agent_name: str = "", signatur
         return quarantine_payload(payload, reason=f"ingest failed: {type(exc).__name__}: {exc}", source=source).status
 
 
-@control_task("agents.job_finished")
+def _requeue_token(report_seal, waited_s: float) -> str:
+    """The control plane's own mark on a job_finished it sent back to its queue (an agent cannot make one)."""
+    nonce = str((report_seal or {}).get("nonce", ""))
+    return salted_hmac("agents.job_finished.requeue", f"{nonce}:{float(waited_s)!r}").hexdigest()
+
+
+@control_task("agents.job_finished", atomic=True)
 def job_finished(
-    self, job_id: str, run_ids: list, skips: list, error: str, agent_name: str = "", signature=None, waited_s=0.0
+    self,
+    job_id: str,
+    run_ids: list,
+    skips: list,
+    error: str,
+    agent_name: str = "",
+    seal=None,
+    waited_s=0.0,
+    requeue_token: str = "",
 ) -> None:
     """Close the job once every result it announces has been ingested (they travel as separate messages)."""
     from .jobs import job_fail, job_finish, job_results_missing
 
     args = [job_id, run_ids, skips, error, agent_name]
-    if not _owning_agent(self, job_id, agent_name, args, signature):
+    requeued = bool(requeue_token) and constant_time_compare(requeue_token, _requeue_token(seal, waited_s))
+    if not _owning_agent(self, job_id, agent_name, args, seal, repeat_allowed=requeued):
         return
     polled_at = time.monotonic()
     missing = job_results_missing(job_id=job_id, run_ids=run_ids)
@@ -199,8 +232,10 @@ def job_finished(
         missing = job_results_missing(job_id=job_id, run_ids=run_ids)
     waited_s = float(waited_s) + (time.monotonic() - polled_at)
     if missing and waited_s < FINISH_WAIT_S and not self.request.is_eager:
-        # Behind the results still queued: re-send now (no countdown: ETA messages are held by the worker).
-        self.apply_async(args=args, kwargs={"signature": signature, "waited_s": waited_s})
+        # Behind the results still queued: re-send now (no countdown: ETA messages are held by the worker), once
+        # this transaction (the nonce it spent) is committed.
+        kwargs = {"seal": seal, "waited_s": waited_s, "requeue_token": _requeue_token(seal, waited_s)}
+        transaction.on_commit(lambda: self.apply_async(args=args, kwargs=kwargs))
         return
     if missing:
         job_fail(job_id=job_id, reason=f"results never arrived for run(s) {', '.join(sorted(missing))}")
@@ -210,8 +245,10 @@ def job_finished(
 
 @control_task("agents.reap_jobs")
 def reap_jobs(self) -> list:
+    from .control import report_nonces_prune
     from .jobs import jobs_reap
 
+    report_nonces_prune()
     return jobs_reap()
 
 

@@ -323,7 +323,9 @@ def agents_table(agents) -> Table:
         Column("Agent", lambda a: a.name),
         Column("Host", lambda a: a.hostname),
         Column("State", lambda a: a.status),
-        Column("Last seen (UTC)", lambda a: a.last_seen_at.strftime("%Y-%m-%d %H:%M:%S")),
+        Column(
+            "Last seen (UTC)", lambda a: a.last_seen_at.strftime("%Y-%m-%d %H:%M:%S") if a.last_seen_at else "never"
+        ),
         Column(
             "Devices", lambda a: ", ".join(str(d.get("name", "?")) for d in (a.devices or []) if isinstance(d, dict))
         ),

@@ -269,7 +269,9 @@ INFERLEDGER_JOB_START_TIMEOUT_S = env.int("INFERLEDGER_JOB_START_TIMEOUT_S", def
 # A running job gets its time limit plus this grace for the last reports to arrive before it is reaped.
 INFERLEDGER_JOB_REPORT_GRACE_S = env.int("INFERLEDGER_JOB_REPORT_GRACE_S", default=120)
 # A queued job whose message is in no broker queue and held by no worker this long after its dispatch
-# (a Redis restarted without persistence) is dispatched again by the reaper.
+# (a Redis restarted without persistence) is dispatched again by the reaper. A running job its agent has
+# heartbeated this long without listing (its message lost with a restarted broker) is too: within
+# AGENT_HEARTBEAT_S + LOST_JOB_GRACE_S + REAPER_INTERVAL_S (210 s by default) of the broker's return.
 INFERLEDGER_LOST_JOB_GRACE_S = env.int("INFERLEDGER_LOST_JOB_GRACE_S", default=120)
 # On an agent host: the secret issued by `manage.py enroll_agent NAME`; every report the agent sends is
 # signed with it (HMAC-SHA256), and the control plane accepts a result only from the job's own agent.
@@ -277,6 +279,11 @@ INFERLEDGER_AGENT_SECRET = env.str("INFERLEDGER_AGENT_SECRET", default="")
 # Agents heartbeat every INFERLEDGER_AGENT_HEARTBEAT_S; one silent for longer than the timeout is offline.
 INFERLEDGER_AGENT_HEARTBEAT_S = env.int("INFERLEDGER_AGENT_HEARTBEAT_S", default=30)
 INFERLEDGER_AGENT_OFFLINE_AFTER_S = env.int("INFERLEDGER_AGENT_OFFLINE_AFTER_S", default=120)
+# An agent's report (registration, heartbeat, job start, progress, result, end) signed longer ago than this when
+# the control worker takes it is refused (a result: quarantined), as is a second copy of one (its nonce): a
+# captured report cannot be replayed. It covers an agent publishing through a broker outage
+# (INFERLEDGER_REPORT_PUBLISH_RETRY_S) and a backlog in the control queue; agents' clocks must be within 60 s.
+INFERLEDGER_AGENT_MESSAGE_MAX_AGE_S = env.int("INFERLEDGER_AGENT_MESSAGE_MAX_AGE_S", default=900)
 
 # GET /metrics (metering/exporter.py; docs/operations.md "Prometheus export"): scraped with this bearer token
 # when set; else open when INFERLEDGER_METRICS_OPEN (a deployment on an internal network); else off (403).

@@ -17,13 +17,16 @@ SPEC_SERIALIZER_FIELDS = [*SPEC_FIELDS, "agent", "accelerator"]
 
 
 class AgentSerializer(serializers.ModelSerializer):
-    status = serializers.CharField(read_only=True, help_text="online, or offline when its heartbeat is too old")
+    status = serializers.CharField(
+        read_only=True, help_text="online; offline when its newest heartbeat is too old; enrolled when never heard from"
+    )
     accelerators = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
 
     class Meta:
         model = Agent
-        fields = ["id", "name", "hostname", "queue", "status", "devices", "accelerators", "versions",
-                  "first_seen_at", "last_seen_at"]  # fmt: skip
+        fields = ["id", "name", "hostname", "queue", "status", "devices", "accelerators", "versions", "enrolled_at",
+                  "first_seen_at", "last_seen_at", "refused_reports", "last_refused_at",
+                  "last_refused_reason"]  # fmt: skip
         read_only_fields = fields
 
 

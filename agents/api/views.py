@@ -1,15 +1,16 @@
 """Agents (read-only: they register themselves), jobs (create, cancel), schedules and quarantine."""
 
 import django_filters
-from drf_spectacular.utils import extend_schema
-from rest_framework import mixins, status, viewsets
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
+from inferledger.errors import RETRY_AFTER_S
 from workloads import UserWorkloadError
 
-from ..jobs import job_cancel, job_create
+from ..jobs import IdempotencyKeyReused, JobNotSent, job_cancel, job_create, job_create_once
 from ..jobspec import JobSpecError
 from ..models import Agent, Endpoint, Job, JobSchedule, JobState, UserWorkload
 from ..schedules import schedule_create
@@ -21,6 +22,15 @@ from .serializers import (
     ScheduleSerializer,
     UserWorkloadSerializer,
 )
+
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+IDEMPOTENCY_KEY_MAX_LENGTH = 200  # Job.idempotency_key's length
+
+
+class JobNotSentSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    job = serializers.UUIDField(help_text="The job that was kept")
+    kept = serializers.BooleanField(help_text="True: the job is stored; it is sent when the broker is back")
 
 
 class JobFilterSet(django_filters.FilterSet):
@@ -49,16 +59,60 @@ class JobViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     filterset_class = JobFilterSet
     ordering_fields = ["created_at", "state"]
 
-    def perform_create(self, serializer):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                IDEMPOTENCY_HEADER, str, OpenApiParameter.HEADER, required=False,
+                description=f"Up to {IDEMPOTENCY_KEY_MAX_LENGTH} characters of your choosing: a retry with the same "
+                "key returns the job the first request created (200) instead of creating another.",
+            )  # fmt: skip
+        ],
+        responses={
+            201: JobSerializer, 200: JobSerializer,
+            409: OpenApiResponse(description="The Idempotency-Key was used for a job that asked for something else."),
+            503: OpenApiResponse(
+                response=JobNotSentSerializer,
+                description="The broker is unreachable: the job was kept (queued) and is sent when the broker is back. "
+                "Do not create it again (a retry with the same Idempotency-Key returns it).",
+            ),
+        },
+    )  # fmt: skip
+    def create(self, request, *args, **kwargs):
+        """Create a job (staff); with an Idempotency-Key header a retry never creates a second one."""
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        key = request.headers.get(IDEMPOTENCY_HEADER, "").strip()
+        if len(key) > IDEMPOTENCY_KEY_MAX_LENGTH:
+            raise ValidationError({IDEMPOTENCY_HEADER: f"at most {IDEMPOTENCY_KEY_MAX_LENGTH} characters"})
+        request_fields = {
+            "spec": serializer.spec(),
+            "agent": serializer.validated_data.get("agent"),
+            "accelerator": serializer.validated_data.get("accelerator"),
+            "created_by": request.user,
+        }
         try:
-            serializer.instance = job_create(
-                spec=serializer.spec(),
-                agent=serializer.validated_data.get("agent"),
-                accelerator=serializer.validated_data.get("accelerator"),
-                created_by=self.request.user,
-            )
+            if key:
+                job, created = job_create_once(idempotency_key=key, **request_fields)
+            else:
+                job, created = job_create(**request_fields), True
         except JobSpecError as exc:
             raise ValidationError(exc.errors) from None
+        except IdempotencyKeyReused as exc:
+            return Response({"detail": str(exc), "job": str(exc.job.pk)}, status=status.HTTP_409_CONFLICT)
+        except JobNotSent as exc:
+            body = {
+                "detail": f"The message broker cannot be reached. Job {exc.job.pk} was kept (queued) and is sent to "
+                "its agent when the broker is back; do not create it again.",
+                "job": str(exc.job.pk),
+                "kept": True,
+            }  # fmt: skip
+            return Response(
+                body, status=status.HTTP_503_SERVICE_UNAVAILABLE, headers={"Retry-After": str(RETRY_AFTER_S)}
+            )
+        job = Job.objects.select_related("agent").prefetch_related("runs").get(pk=job.pk)
+        return Response(
+            self.get_serializer(job).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        )
 
     @extend_schema(request=None, responses={200: JobSerializer, 409: None})
     @action(detail=True, methods=["post"])

@@ -12,7 +12,7 @@ from agents.broker_health import jobs_known_to_broker, persistence_warning
 from agents.jobs import job_claim, job_finish, job_progress, jobs_reap
 from agents.models import ControlWorker, Job
 from agents.registry import agent_enroll, agent_register
-from agents.signing import sign
+from agents.signing import seal
 from agents.tasks import ingest_job_result, job_finished
 from agents.tasks import job_progress as job_progress_task
 from results.models import BenchmarkRun, QuarantinedPayload
@@ -88,8 +88,8 @@ def test_it_fails_a_job_whose_results_never_arrive_without_a_countdown_message(j
 
 def _signed_ingest(job_id, payload, agent_name, secret):
     args = [str(job_id), payload, agent_name]
-    signature = sign(secret, "agents.ingest_job_result", args) if secret else None
-    return ingest_job_result.apply(args=args, kwargs={"signature": signature}).get()
+    report_seal = seal(secret, "agents.ingest_job_result", args) if secret else None
+    return ingest_job_result.apply(args=args, kwargs={"seal": report_seal}).get()
 
 
 @pytest.fixture
@@ -132,7 +132,9 @@ def test_it_quarantines_a_result_that_is_not_signed_with_the_agents_secret(broke
 def test_it_ignores_progress_and_registration_without_a_valid_signature(broker_settings, job):
     from agents.tasks import register_agent
 
-    job_progress_task.apply(args=[str(job.pk), 50.0, "p", "gpu01"], kwargs={"signature": "0" * 64}).get()
+    job_progress_task.apply(
+        args=[str(job.pk), 50.0, "p", "gpu01"], kwargs={"seal": {"signed_at": 1.0, "nonce": "n", "signature": "0" * 64}}
+    ).get()
     register_agent.apply(args=[{"name": "rogue", "devices": CPU}]).get()
     assert Job.objects.get(pk=job.pk).progress_pct == 0.0
     assert not job.agent.__class__.objects.filter(name="rogue").exists()
