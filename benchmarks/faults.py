@@ -8,6 +8,8 @@ does), and one agent running 1-item jobs (a tiny single-stream measurement each)
   redis-aof       Redis (AOF on) shut down and restarted during the jobs    -> every job ends, 0 lost
   redis-none      the same with no persistence (queued messages are lost)   -> every job ends, 0 lost
   agent-kill      kill -9 of the whole agent, 3 times, restarted each time  -> every run stored once
+  redis-running   Redis (AOF on) restarted while one long job runs          -> the job is sent again (or failed
+                  with the reason) within RUNNING_JOB_BOUND_S of Redis's return, not at its deadline; run once
 
 Prints one line of figures per scenario and exits 1 when one misses its target:
 jobs succeeded / failed with a reason / lost silently (still active, or failed without a reason), jobs
@@ -16,6 +18,7 @@ and whether it is alive, and what the status endpoint's data says about the brok
 
     .venv/bin/python benchmarks/faults.py                      # all four, 10 jobs each
     .venv/bin/python benchmarks/faults.py --scenario pg-outage --jobs 10 --outage-s 30
+    .venv/bin/python benchmarks/faults.py --scenario redis-running   # not in "all": one job, its own figures
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.faultkit import PostgreSQL, Processes, Redis, port_from_env, wait_until  # noqa: E402
 
 SCENARIOS = ("pg-outage", "redis-aof", "redis-none", "agent-kill")
+RUNNING_SCENARIO = "redis-running"
 DB_NAME, AGENT = "inferledger_faults", "fault-agent"
 JOB_SPEC = {"workloads": ["tabular"], "scenarios": ["single-stream"], "backends": ["eager"], "precisions": ["fp32"],
             "min_duration_ms": 300, "min_query_count": 16, "rounds": 1, "time_limit_s": 60}  # fmt: skip
@@ -42,6 +46,14 @@ END_WITHIN_S = 600  # every job must end (succeeded, or failed with a reason) wi
 WORKER_ENV = {"INFERLEDGER_AGENT_HEARTBEAT_S": "2", "INFERLEDGER_REAPER_INTERVAL_S": "2",
               "INFERLEDGER_CONTROL_HEARTBEAT_S": "2", "INFERLEDGER_LOST_JOB_GRACE_S": "10",
               "INFERLEDGER_JOB_REPORT_GRACE_S": "10", "PYTHONUNBUFFERED": "1"}  # fmt: skip
+# redis-running: one item measuring for 40 s, so Redis restarts mid-measurement; its deadline (time limit + report
+# grace) is 310 s after it starts, the moment the reaper would end it without the agent's heartbeats.
+LONG_JOB_SPEC = JOB_SPEC | {"min_duration_ms": 40_000, "time_limit_s": 300}
+# A running job lost with the broker is sent again within one heartbeat + the grace + one reaper interval of the
+# broker's return (agents.jobs.jobs_recover_lost); 30 s more for the workers to reconnect on a loaded host.
+RECONNECT_ALLOWANCE_S = 30
+RECOVERY_TIMERS = ("INFERLEDGER_AGENT_HEARTBEAT_S", "INFERLEDGER_LOST_JOB_GRACE_S", "INFERLEDGER_REAPER_INTERVAL_S")
+RUNNING_JOB_BOUND_S = sum(int(WORKER_ENV[name]) for name in RECOVERY_TIMERS) + RECONNECT_ALLOWANCE_S
 
 
 def _db(call):
@@ -70,6 +82,17 @@ def _ended(ids) -> bool:
 def _any_running_or_done(ids, count: int = 1) -> bool:
     jobs = _db(lambda: _jobs(ids)) or []
     return sum(job.state != "queued" for job in jobs) >= count
+
+
+def _running(ids) -> bool:
+    jobs = _db(lambda: _jobs(ids)) or []
+    return bool(jobs) and all(job.state == "running" for job in jobs)
+
+
+def _recovered(ids) -> bool:
+    """Sent again by the reaper, or ended (the agent carried on through the restart)."""
+    jobs = _db(lambda: _jobs(ids)) or []
+    return bool(jobs) and all(job.redispatches > 0 or job.state in ("succeeded", "failed") for job in jobs)
 
 
 def _figures(name: str, ids: list, started: float, processes: Processes, ended: bool) -> dict:
@@ -105,6 +128,9 @@ def _figures(name: str, ids: list, started: float, processes: Processes, ended: 
 
 def _passes(figures: dict) -> bool:
     ended = figures["ended_within_s"] is not None and figures["lost_silently"] == 0 and figures["control_alive"]
+    if figures["scenario"] == RUNNING_SCENARIO:
+        recovered = figures["recovered_within_s"] is not None and figures["recovered_within_s"] <= figures["bound_s"]
+        return ended and recovered and figures["stored_once"] == figures["jobs"] and figures["extra_runs"] == 0
     if figures["scenario"] in ("pg-outage", "agent-kill"):
         return ended and figures["stored_once"] == figures["jobs"] and figures["extra_runs"] == 0
     return ended and figures["extra_runs"] == 0
@@ -123,7 +149,7 @@ def _scenario(name: str, base: Path, pg: PostgreSQL, redis_port: int, *, jobs: i
     redis = Redis(base, persistent=name != "redis-none", port=redis_port)
     redis.start()
     # A job (a few seconds) must fit in the visibility timeout; the outage must too (control tasks wait it out).
-    visibility_s = {"pg-outage": int(outage_s) + 60, "agent-kill": 6}.get(name, 20)
+    visibility_s = {"pg-outage": int(outage_s) + 60, "agent-kill": 6, RUNNING_SCENARIO: 600}.get(name, 20)
     env = {k: v for k, v in os.environ.items()} | WORKER_ENV | {"CELERY_VISIBILITY_TIMEOUT_S": str(visibility_s)}
     processes = Processes(env, log_dir)
     try:
@@ -133,9 +159,21 @@ def _scenario(name: str, base: Path, pg: PostgreSQL, redis_port: int, *, jobs: i
         wait_until(lambda: _db(lambda: Agent.objects.exclude(devices=[]).filter(name=AGENT).exists()),
                    timeout_s=180, what="the agent to register")  # fmt: skip
         agent = Agent.objects.get(name=AGENT)
-        ids = [job_create(spec=dict(JOB_SPEC), agent=agent).pk for _ in range(jobs)]
+        spec = LONG_JOB_SPEC if name == RUNNING_SCENARIO else JOB_SPEC
+        ids = [job_create(spec=dict(spec), agent=agent).pk for _ in range(jobs)]
         started = time.monotonic()
-        if name == "pg-outage":
+        recovered_within_s = None
+        if name == RUNNING_SCENARIO:
+            # Restart Redis while the job measures; then time how long until it is sent again or ends.
+            wait_until(lambda: _running(ids), timeout_s=180, what="the job to start")
+            time.sleep(8)  # loaded and measuring (40 s)
+            redis.stop()
+            time.sleep(5)
+            redis.start()
+            back = time.monotonic()
+            wait_until(lambda: _recovered(ids), timeout_s=END_WITHIN_S, interval_s=0.5, what="the job to recover")
+            recovered_within_s = round(time.monotonic() - back, 1)
+        elif name == "pg-outage":
             wait_until(lambda: _any_running_or_done(ids), timeout_s=120, what="the first job to start")
             pg.stop()
             time.sleep(outage_s)
@@ -157,7 +195,12 @@ def _scenario(name: str, base: Path, pg: PostgreSQL, redis_port: int, *, jobs: i
         except TimeoutError:
             ended = False
         time.sleep(3)  # late duplicates, if any, would land now
-        return _figures(name, ids, started, processes, ended)
+        figures = _figures(name, ids, started, processes, ended)
+        if name == RUNNING_SCENARIO:
+            figures |= {"recovered_within_s": recovered_within_s, "bound_s": RUNNING_JOB_BOUND_S,
+                        "deadline_s": LONG_JOB_SPEC["time_limit_s"] + int(WORKER_ENV["INFERLEDGER_JOB_REPORT_GRACE_S"]),
+                        "redispatches": max(job.redispatches for job in _jobs(ids))}  # fmt: skip
+        return figures
     except Exception:
         print(processes.tail(), file=sys.stderr)
         raise
@@ -168,7 +211,7 @@ def _scenario(name: str, base: Path, pg: PostgreSQL, redis_port: int, *, jobs: i
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scenario", choices=[*SCENARIOS, "all"], default="all")
+    parser.add_argument("--scenario", choices=[*SCENARIOS, RUNNING_SCENARIO, "all"], default="all")
     parser.add_argument("--jobs", type=int, default=10)
     parser.add_argument("--outage-s", type=float, default=30.0)
     parser.add_argument("--json", help="also write the figures to this file")
@@ -197,7 +240,8 @@ def main(argv=None) -> int:
         load_accelerators()
         results = []
         for name in SCENARIOS if args.scenario == "all" else (args.scenario,):
-            figures = _scenario(name, base, pg, redis_port, jobs=args.jobs, outage_s=args.outage_s)
+            jobs = 1 if name == RUNNING_SCENARIO else args.jobs
+            figures = _scenario(name, base, pg, redis_port, jobs=jobs, outage_s=args.outage_s)
             figures["passed"] = _passes(figures)
             results.append(figures)
             print(json.dumps(figures), flush=True)

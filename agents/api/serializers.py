@@ -173,8 +173,9 @@ class EndpointSerializer(serializers.ModelSerializer):
     def validate(self, attrs):
         from harness.endpoints.target import endpoint_errors
 
-        errors = endpoint_errors(attrs | {"url": attrs.get("url", getattr(self.instance, "url", None))})
-        errors = {key: message for key, message in errors.items() if key in attrs or key == "url"}
+        stored = {key: attrs.get(key, getattr(self.instance, key, None)) for key in ("url", "api_key")}
+        errors = endpoint_errors(attrs | stored)
+        errors = {key: message for key, message in errors.items() if key in attrs or key in stored}
         if errors:
             raise serializers.ValidationError(errors)
         return attrs

@@ -66,6 +66,9 @@ class PriceSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = ["created_at", "recorded_by"]
         validators = []
+        # The price_accels_ge_1 constraint's rule, checked first: 0 was refused by the database and reported as a
+        # duplicate price.
+        extra_kwargs = {"accelerators_per_instance": {"min_value": 1}}
 
     def get_currency(self, obj) -> str:
         return "USD"

@@ -26,7 +26,9 @@ class PriceViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     def perform_create(self, serializer):
         try:
             serializer.save(recorded_by=self.request.user.get_username())
-        except IntegrityError:
+        except IntegrityError as exc:
+            if "price_offering_effective_unique" not in str(exc):
+                raise  # another constraint: a rule the serializer must state, not a duplicate
             raise ValidationError(
                 {"effective_from": "a price for this offering at this effective_from already exists"}
             ) from None

@@ -104,6 +104,12 @@ def endpoint_errors(endpoint) -> dict[str, str]:
     url = get("url")
     if not isinstance(url, str) or urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).hostname:
         errors["url"] = "must be an http(s) URL with a host"
+    elif get("api_key") and urlsplit(url).username:
+        # Both are sent as the request's one Authorization header (Bearer, Basic): no request could be made.
+        errors["api_key"] = (
+            "cannot be combined with credentials in url (user:password@): both are sent as the one Authorization "
+            "header; give the API key or the URL credentials, not both"
+        )
     if not isinstance(get("model"), str) or not get("model"):
         errors["model"] = "must name the served model"
     count = get("accelerator_count", 1)

@@ -46,10 +46,23 @@ def test_the_api_stores_an_endpoints_key_but_never_returns_it(staff_api):
 
 def test_credentials_in_an_endpoints_url_are_not_shown(staff_api):
     created = staff_api.post(
-        "/api/v1/endpoints/", declaration(url=f"http://bob:{SECRET}@127.0.0.1:{PORT}"), format="json"
+        "/api/v1/endpoints/", declaration(url=f"http://bob:{SECRET}@127.0.0.1:{PORT}", api_key=""), format="json"
     )
     shown = staff_api.get(f"/api/v1/endpoints/{created.data['id']}/")
     assert SECRET.encode() not in shown.content and shown.data["url"] == f"http://127.0.0.1:{PORT}"
+
+
+def test_an_endpoint_with_an_api_key_and_url_credentials_is_refused_naming_the_conflict(staff_api):
+    # Both would be the request's one Authorization header: aiohttp refuses every request of such an endpoint.
+    url = f"http://bob:pw@127.0.0.1:{PORT}"
+    response = staff_api.post("/api/v1/endpoints/", declaration(url=url), format="json")
+    assert response.status_code == 400 and "cannot be combined with credentials in url" in str(response.data["api_key"])
+    assert not Endpoint.objects.exists()
+
+    created = staff_api.post("/api/v1/endpoints/", declaration(), format="json")  # the key alone: fine
+    patched = staff_api.patch(f"/api/v1/endpoints/{created.data['id']}/", {"url": url}, format="json")
+    assert patched.status_code == 400 and "api_key" in patched.data  # the stored key conflicts with the new URL
+    assert Endpoint.objects.get().url == f"http://127.0.0.1:{PORT}"
 
 
 def test_a_bad_endpoint_is_rejected_naming_the_field(staff_api):

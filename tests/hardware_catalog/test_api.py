@@ -83,6 +83,25 @@ def test_it_rejects_a_negative_price_naming_the_field(staff_api, make_accelerato
     assert response.status_code == 400 and "price_usd" in response.data
 
 
+def test_zero_accelerators_per_instance_is_a_validation_error_naming_the_field_not_a_duplicate(
+    staff_api, make_accelerator
+):
+    body = {
+        "accelerator": make_accelerator().pk,
+        "kind": "cloud_on_demand",
+        "provider": "X",
+        "instance_type": "x.large",
+        "accelerators_per_instance": 0,
+        "price_usd": "4.00",
+        "unit": "per_instance_hour",
+        "effective_from": "2025-05-01T00:00:00Z",
+        "source": "quote",
+    }
+    response = staff_api.post("/api/v1/prices/", body, format="json")
+    assert response.status_code == 400 and set(response.data) == {"accelerators_per_instance"}
+    assert "greater than or equal to 1" in str(response.data["accelerators_per_instance"])
+
+
 def test_it_authenticates_with_a_token(catalog, staff):
     from knox.models import AuthToken
     from rest_framework.test import APIClient
