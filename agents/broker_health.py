@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from kombu.transport.redis import PRIORITY_STEPS, Channel
 
-from .jobs import RUN_JOB_TASK
-
 SOCKET_TIMEOUT_S = 2
+# The agent-side task that runs a job (agents.tasks.run_job carries this name; agents.jobs sends it by name).
+RUN_JOB_TASK = "agents.run_job"
 
 
 def _client():
@@ -116,9 +116,11 @@ def jobs_in_broker(job_ids, agent_queues) -> dict[str, JobInBroker]:
     def note(headers: dict, tag: str | None) -> None:
         if headers.get("task") == RUN_JOB_TASK:
             job = found.get(str(headers.get("id")))
-            if job is not None and tag is None:
+            if job is None:
+                return
+            if tag is None:
                 job.waiting = True
-            elif job is not None:
+            else:
                 job.deliveries.append((tag, delivered.get(tag, 0.0)))
             return
         about = str(headers.get("argsrepr", ""))

@@ -22,12 +22,10 @@ from inferledger.celery import app as celery_app
 from results.ingest import QUARANTINED, IngestOutcome, ingest_result, quarantine_payload
 from results.models import BenchmarkRun, QuarantinedPayload
 
+from .broker_health import RUN_JOB_TASK, forget_deliveries, jobs_in_broker, jobs_known_to_broker
 from .jobspec import SPEC_FIELDS, JobSpecError, validate_spec
 from .models import ACTIVE_JOB_STATES, Agent, Job, JobState
 from .registry import agent_for_accelerator, broker_configured, local_agent
-
-# The agent-side task that runs a job (agents.tasks.run_job carries this name).
-RUN_JOB_TASK = "agents.run_job"
 
 logger = logging.getLogger(__name__)
 # What publishing a message raises while the broker is unreachable.
@@ -252,7 +250,9 @@ def job_ingest(*, job_id, payload, sender: Agent | None = None) -> IngestOutcome
 def _already_stored(job: Job, payload) -> bool:
     """A copy of one of the job's stored runs (a redelivery): ingest answers it as the duplicate it is."""
     run_id = payload.get("run_id") if isinstance(payload, dict) else None
-    return bool(run_id) and _is_uuid(run_id) and BenchmarkRun.objects.filter(pk=run_id, job=job).exists()
+    if not isinstance(run_id, str) or not _is_uuid(run_id):
+        return False
+    return BenchmarkRun.objects.filter(pk=run_id, job=job).exists()
 
 
 def job_results_missing(*, job_id, run_ids: list[str]) -> set[str]:
@@ -306,8 +306,6 @@ def jobs_redispatch_lost(*, now=None) -> list[tuple[str, str]]:
     Safe: the job id is the task id and each item's run id derives from it, so a job delivered twice
     still stores each run once. A job is a suspect INFERLEDGER_LOST_JOB_GRACE_S after its last dispatch.
     """
-    from .broker_health import jobs_known_to_broker
-
     if not broker_configured():
         return []
     now = now or timezone.now()
@@ -362,33 +360,37 @@ def jobs_recover_lost(*, now=None) -> list[tuple[str, str]]:
     run is stored once. The bound: AGENT_HEARTBEAT_S + LOST_JOB_GRACE_S + REAPER_INTERVAL_S after the broker is
     back (docs/operations.md).
     """
-    from .broker_health import forget_deliveries, jobs_in_broker
-
     if not broker_configured():
         return []
     now = now or timezone.now()
     grace = timedelta(seconds=settings.INFERLEDGER_LOST_JOB_GRACE_S)
-    suspects = list(
-        Job.objects.filter(state=JobState.RUNNING, agent__isnull=False, reported_at__isnull=False)
+    suspects = [
+        (job, job.agent, job.agent.last_seen_at)
+        for job in Job.objects.filter(state=JobState.RUNNING, agent__isnull=False, reported_at__isnull=False)
         .filter(agent__last_seen_at__gt=F("reported_at") + grace)
         .select_related("agent")
-    )
+        if job.agent is not None and job.agent.last_seen_at is not None
+    ]
     if not suspects:
         return []
     try:
-        held = jobs_in_broker([job.pk for job in suspects], {job.agent.queue for job in suspects})
+        held = jobs_in_broker([job.pk for job, _a, _s in suspects], {agent.queue for _j, agent, _s in suspects})
     except Exception as exc:  # the broker is unreachable: nothing can be told, nothing is sent
         logger.warning("reaper: could not list the broker's messages (%s)", exc)
         return []
     actions = []
-    for job in suspects:
-        in_broker, heard_at = held[str(job.pk)], job.agent.last_seen_at.timestamp()
-        if in_broker.waiting or in_broker.reported or any(at >= heard_at for _tag, at in in_broker.deliveries):
+    for job, agent, heard_at in suspects:
+        in_broker = held[str(job.pk)]
+        if (
+            in_broker.waiting
+            or in_broker.reported
+            or any(at >= heard_at.timestamp() for _t, at in in_broker.deliveries)
+        ):
             continue  # to be delivered, a report to process, or delivered after the agent's newest heartbeat
         unchanged = Job.objects.filter(pk=job.pk, state=JobState.RUNNING, reported_at=job.reported_at)
         lost = (
-            f"agent {job.agent.name} stopped reporting it at {job.reported_at:%Y-%m-%d %H:%M:%S} UTC while still "
-            f"heartbeating (last at {job.agent.last_seen_at:%H:%M:%S} UTC) and the broker no longer held it"
+            f"agent {agent.name} stopped reporting it at {job.reported_at:%Y-%m-%d %H:%M:%S} UTC while still "
+            f"heartbeating (last at {heard_at:%H:%M:%S} UTC) and the broker no longer held it"
         )
         if job.attempts >= settings.INFERLEDGER_JOB_MAX_ATTEMPTS:
             reason = f"{lost}; not sent again after {job.attempts} attempts"

@@ -67,26 +67,22 @@ def agent_enroll(*, name: str) -> tuple[Agent, str]:
     return agent, secret
 
 
-def agent_heartbeat(*, name: str, seen_at=None, running_job_ids: list[str] = ()) -> bool:
-    """Record that the agent was alive at ``seen_at`` (the heartbeat's signing time, default now) holding
-    ``running_job_ids``; False (and nothing written) for an agent never registered.
+def agent_heartbeat(*, name: str, seen_at=None) -> Agent | None:
+    """Record that the agent was alive at ``seen_at`` (the heartbeat's signing time, default now); None (and
+    nothing written) for an agent never registered.
 
     last_seen_at only moves forward: a heartbeat that arrives late (or a copy) cannot make the agent look
-    fresher than its newest one. The jobs it lists are reported as of then (agents.jobs.jobs_recover_lost
-    reads that).
+    fresher than its newest one.
     """
-    from .jobs import jobs_reported_running
-
     seen_at = seen_at or timezone.now()
     agent = Agent.objects.filter(name=name).first()
     if agent is None:
         logger.warning("heartbeat from unregistered agent %r ignored", name)
-        return False
+        return None
     Agent.objects.filter(pk=agent.pk).filter(Q(last_seen_at__lt=seen_at) | Q(last_seen_at__isnull=True)).update(
         last_seen_at=seen_at
     )
-    jobs_reported_running(agent=agent, job_ids=running_job_ids, at=seen_at)
-    return True
+    return agent
 
 
 def agent_for_accelerator(accelerator: Accelerator) -> Agent | None:

@@ -138,11 +138,13 @@ def register_agent(self, report: dict, seal: dict | None = None) -> None:
 def agent_heartbeat(self, name: str, running_job_ids: list, seal: dict | None = None) -> None:
     """The agent is alive as of the report's signing time, holding these jobs (what the reaper needs to tell a
     job lost with the broker from one still running)."""
+    from .jobs import jobs_reported_running
     from .registry import agent_heartbeat as heartbeat
 
     checked = _checked(self, name, [name, running_job_ids], seal)
-    if not checked.refusal:
-        heartbeat(name=name, seen_at=checked.signed_at, running_job_ids=[str(job) for job in running_job_ids])
+    agent = None if checked.refusal else heartbeat(name=name, seen_at=checked.signed_at)
+    if agent is not None:  # the jobs it lists are alive as of then (agents.jobs.jobs_recover_lost reads that)
+        jobs_reported_running(agent=agent, job_ids=[str(job) for job in running_job_ids], at=checked.signed_at)
 
 
 def _owning_agent(task, job_id: str, agent_name: str, args: list, report_seal, **options) -> CheckedReport | None:

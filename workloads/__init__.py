@@ -32,6 +32,8 @@ from .user import (
     declaration_errors,
     file_errors,
     load_spec_file,
+    model_root,
+    model_root_errors,
     parse_spec,
     user_workload,
 )
@@ -62,6 +64,8 @@ __all__ = [
     "declaration_errors",
     "file_errors",
     "load_spec_file",
+    "model_root",
+    "model_root_errors",
     "parse_spec",
     "user_workload",
 ]

@@ -14,16 +14,24 @@ agent that runs a job) ``file_errors`` checks the file against the declaration t
 Every stored run carries its declaration in ``workload.config`` and its id ``user:<name>``;
 ``get('user:<name>')`` answers in any process (the web included) with a workload that ranks only against
 runs of that id.
+
+Agents read user models only under the model root: ``INFERLEDGER_MODEL_ROOT`` (default
+/var/lib/inferledger/models), set alike on the control plane and the agents. A declaration for an agent host names
+a path under it, without '..' (checked where it is declared); the agent checks it again with symlinks resolved
+before it opens anything. One sample's declared inputs are bounded (MAX_SAMPLE_INPUT_BYTES, 1 GiB): the harness
+generates them, batch after batch, in the agent's memory.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import os
 import re
 import tomllib
 from dataclasses import dataclass
 from decimal import Decimal
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import jsonschema
 
@@ -33,7 +41,13 @@ USER = "user"
 USER_ID = re.compile(r"^user:[a-z0-9][a-z0-9._-]{0,47}$")
 FORMATS = ("onnx", "torchscript", "torch-export", "huggingface")
 FILE_SUFFIXES = {"onnx": (".onnx",), "torchscript": (".pt", ".pth", ".ts"), "torch-export": (".pt2",)}
-DTYPES = ("float32", "float16", "bfloat16", "int64", "int32", "bool")
+DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "int64": 8, "int32": 4, "bool": 1}
+DTYPES = tuple(DTYPE_BYTES)
+# The most one sample's declared inputs may take (the product of the non-batch dimensions times the dtype's size,
+# over every input): a shape of 4x10^22 bytes was accepted, and the agent would try to allocate it.
+MAX_SAMPLE_INPUT_BYTES = 1 << 30
+MODEL_ROOT_ENV = "INFERLEDGER_MODEL_ROOT"
+DEFAULT_MODEL_ROOT = "/var/lib/inferledger/models"
 UNITS = (Unit.INFERENCES.value, Unit.SAMPLES.value, Unit.OUTPUT_TOKENS.value)
 NATIVE_BACKEND = {"onnx": "onnxruntime", "torchscript": "eager", "torch-export": "eager", "huggingface": "eager"}
 
@@ -153,6 +167,10 @@ def parse_spec(data, base_dir: str | Path | None = ".", *, check_files: bool = T
         if base_dir is None:
             raise UserWorkloadError([("path", f"{data['path']!r} must be absolute: the file's path on the agent host")])
         path = (Path(base_dir) / path).resolve()
+    elif base_dir is None:  # a declaration for an agent host: only under its model root
+        errors = model_root_errors(str(path))
+        if errors:
+            raise UserWorkloadError(errors)
     spec = UserWorkloadSpec(
         name=data["name"], format=data["format"], path=str(path), unit=data["unit"],
         inputs=tuple(dict(i) for i in data.get("inputs", ())), title=data.get("title", ""), llm=data.get("llm"),
@@ -162,6 +180,25 @@ def parse_spec(data, base_dir: str | Path | None = ".", *, check_files: bool = T
         if errors:
             raise UserWorkloadError(errors)
     return spec
+
+
+def model_root() -> Path:
+    """Where agents may read user models: INFERLEDGER_MODEL_ROOT, or /var/lib/inferledger/models."""
+    return Path(os.environ.get(MODEL_ROOT_ENV) or DEFAULT_MODEL_ROOT)
+
+
+def model_root_errors(path: str, *, resolve: bool = False) -> list[tuple[str, str]]:
+    """[('path', why)] when ``path`` is not under the model root; ``resolve`` (on the agent, before opening it)
+    follows symlinks too, so a link under the root to a file outside it is refused."""
+    root = model_root()
+    if ".." in PurePosixPath(path).parts:
+        return [("path", f"{path!r} must not contain '..' (models are read only under {root})")]
+    target, base = (Path(path).resolve(), root.resolve()) if resolve else (Path(path), root)
+    if not target.is_relative_to(base):
+        where = f"{path} (resolved: {target})" if resolve and str(target) != path else path
+        return [("path", f"{where} is outside the model root {root} ({MODEL_ROOT_ENV}): agents read models only "
+                         "under it")]  # fmt: skip
+    return []
 
 
 def declaration_errors(data) -> list[tuple[str, str]]:
@@ -193,6 +230,13 @@ def _semantic_errors(data: dict) -> list[tuple[str, str]]:
         low_high = spec.get("range")
         if low_high is not None and low_high[0] >= low_high[1]:
             errors.append((f"inputs[{n}].range", f"low {low_high[0]} must be below high {low_high[1]}"))
+    sizes = [math.prod(spec["shape"][1:]) * DTYPE_BYTES[spec["dtype"]] for spec in data.get("inputs", ())]
+    limit = f"at most {MAX_SAMPLE_INPUT_BYTES} bytes (1 GiB) per sample"
+    for n, size in enumerate(sizes):
+        if size > MAX_SAMPLE_INPUT_BYTES:
+            errors.append((f"inputs[{n}].shape", f"one sample of this input takes {size} bytes; {limit}"))
+    if sum(sizes) > MAX_SAMPLE_INPUT_BYTES and all(size <= MAX_SAMPLE_INPUT_BYTES for size in sizes):
+        errors.append(("inputs", f"one sample of these inputs takes {sum(sizes)} bytes; {limit}"))
     return errors
 
 

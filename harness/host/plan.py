@@ -35,11 +35,16 @@ def plan_endpoint_items(spec: dict) -> list:
 def plan_user_workload_items(spec: dict, device: str | None = None) -> list:
     """A user workload job's items: its declared file on the spec's backends/precisions (default: the file's
     native backend, fp32) in the spec's scenarios. The file is not opened here: each item checks it on this
-    host, so a missing or mismatched file fails the job's items with the reason."""
+    host, so a missing or mismatched file fails the job's items with the reason. A path outside this host's model
+    root (INFERLEDGER_MODEL_ROOT) fails the job before anything is read."""
     import workloads as registry
     from harness.suite import plan_user_workload
 
     declaration = registry.parse_spec(spec["user_workload"], base_dir=None, check_files=False)
+    # Again on this host, its own model root, symlinks followed: the control plane's check is not trusted here.
+    outside = registry.model_root_errors(declaration.path, resolve=True)
+    if outside:
+        raise registry.UserWorkloadError(outside)
     return plan_user_workload(
         declaration,
         spec.get("suite") or "quick",

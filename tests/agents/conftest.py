@@ -112,6 +112,14 @@ def short_quick(monkeypatch):
     monkeypatch.setitem(harness_settings.PRESETS, "quick", short)
 
 
+@pytest.fixture(autouse=True)
+def model_root(monkeypatch, tmp_path):
+    """The model root (INFERLEDGER_MODEL_ROOT) is each test's tmp_path, where model_files and tiny_causal_lm are
+    made: declarations for agent hosts name files under it."""
+    monkeypatch.setenv("INFERLEDGER_MODEL_ROOT", str(tmp_path))
+    return tmp_path
+
+
 @pytest.fixture
 def model_files(tmp_path):
     """A tiny MLP saved as ONNX, TorchScript and torch.export, as a user would save theirs."""

@@ -7,9 +7,10 @@ import pytest
 from django.utils import timezone
 
 from agents.broker_health import jobs_known_to_broker
-from agents.jobs import job_claim, jobs_reap
+from agents.jobs import job_claim, jobs_reap, jobs_reported_running
 from agents.models import Job
-from agents.registry import agent_enroll, agent_heartbeat, agent_register
+from agents.registry import agent_enroll, agent_register
+from agents.registry import agent_heartbeat as agent_seen
 
 pytestmark = pytest.mark.redis
 CPU = [{"type": "cpu", "name": "Test CPU", "vcpu_count": 4}]
@@ -20,6 +21,11 @@ def agent(celery_broker, catalog, settings):
     settings.INFERLEDGER_LOST_JOB_GRACE_S = 120
     agent_enroll(name="gpu01")
     return agent_register(report={"name": "gpu01", "devices": CPU}, seen_at=timezone.now() - timedelta(hours=1))
+
+
+def agent_heartbeat(*, name, seen_at, running_job_ids):
+    """What agents.tasks.agent_heartbeat does with an accepted heartbeat."""
+    jobs_reported_running(agent=agent_seen(name=name, seen_at=seen_at), job_ids=running_job_ids, at=seen_at)
 
 
 def _running(agent, started_at, attempts=0):

@@ -127,16 +127,55 @@ def test_a_job_generates_with_a_declared_hugging_face_causal_lm(
 def test_a_missing_or_mismatched_file_fails_the_jobs_items_with_the_reason(
     catalog, staff_api, model_files, short_quick, django_capture_on_commit_callbacks
 ):
-    staff_api.post("/api/v1/user-workloads/", mlp("/nowhere/mlp.onnx", name="gone"), format="json")
+    staff_api.post("/api/v1/user-workloads/", mlp(model_files / "nowhere" / "mlp.onnx", name="gone"), format="json")
     job = _run_job(staff_api, django_capture_on_commit_callbacks, user_workload="gone", scenarios=["offline"])
     assert job.state == "failed" and "user:gone offline onnxruntime/fp32" in job.error
-    assert "path: /nowhere/mlp.onnx does not exist" in job.error
+    assert f"path: {model_files / 'nowhere' / 'mlp.onnx'} does not exist" in job.error
     wrong = mlp(model_files / "mlp.onnx", name="wrong", inputs=[{"name": "pixels", "shape": ["batch", 8],
                                                                   "dtype": "float32"}])  # fmt: skip
     staff_api.post("/api/v1/user-workloads/", wrong, format="json")
     job = _run_job(staff_api, django_capture_on_commit_callbacks, user_workload="wrong", scenarios=["offline"])
     assert job.state == "failed" and "inputs[0].name: 'pixels' is not an input of mlp.onnx" in job.error
     assert not BenchmarkRun.objects.exists()
+
+
+def test_a_path_outside_the_model_root_is_refused_at_declaration(staff_api, model_root):
+    for path in ("/etc/passwd", f"{model_root}/../../../../etc/passwd"):
+        response = staff_api.post("/api/v1/user-workloads/", mlp(path, format="torchscript"), format="json")
+        assert response.status_code == 400, path
+        message = str(response.data["path"])
+        assert "outside the model root" in message or "must not contain '..'" in message
+    assert not UserWorkload.objects.exists()
+
+
+def test_the_agent_refuses_a_path_outside_its_model_root_before_opening_it(
+    catalog, staff_api, model_files, short_quick, django_capture_on_commit_callbacks, tmp_path_factory
+):
+    # Declared under the root, but a symlink there points outside it (or the agent's root differs).
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "mlp.onnx").write_bytes((model_files / "mlp.onnx").read_bytes())
+    (model_files / "link.onnx").symlink_to(outside / "mlp.onnx")
+    staff_api.post("/api/v1/user-workloads/", mlp(model_files / "link.onnx", name="linked"), format="json")
+    job = _run_job(staff_api, django_capture_on_commit_callbacks, user_workload="linked", scenarios=["offline"])
+    assert job.state == "failed" and "is outside the model root" in job.error
+    assert f"(resolved: {outside / 'mlp.onnx'})" in job.error and not BenchmarkRun.objects.exists()
+
+
+def test_declared_inputs_are_bounded_at_one_gib_per_sample(staff_api, model_files):
+    # 4x10^22 bytes was accepted: 10^11 x 10^11 float32 = 4x10^22 bytes per sample, over 2^30 = 1,073,741,824.
+    huge = mlp(model_files / "mlp.onnx", inputs=[{"name": "features", "shape": ["batch", 10**11, 10**11],
+                                                  "dtype": "float32"}])  # fmt: skip
+    response = staff_api.post("/api/v1/user-workloads/", huge, format="json")
+    assert response.status_code == 400
+    assert "takes 40000000000000000000000 bytes; at most 1073741824 bytes (1 GiB)" in str(
+        response.data["inputs[0].shape"]
+    )
+    # 2 inputs of 2^28 float32 (2^30 bytes each) are each at the limit, together twice it.
+    half = {"shape": ["batch", 1 << 28], "dtype": "float32"}
+    pair = mlp(model_files / "mlp.onnx", inputs=[half | {"name": "a"}, half | {"name": "b"}])
+    response = staff_api.post("/api/v1/user-workloads/", pair, format="json")
+    assert response.status_code == 400 and "takes 2147483648 bytes" in str(response.data["inputs"])
+    assert not UserWorkload.objects.exists()
 
 
 def test_a_schedule_and_the_jobs_page_name_a_user_workload(staff_api, client, staff, model_files):

@@ -76,3 +76,23 @@ def test_it_loses_nothing_when_postgresql_or_redis_fail_or_the_agent_is_killed(t
     assert figures["agent-kill"]["stored_once"] == 10
     assert figures["redis-none"]["broker_warning"] and not figures["redis-aof"]["broker_warning"]
     assert done.returncode == 0, done.stderr[-4000:]
+
+
+def test_it_sends_a_running_job_again_soon_after_a_redis_restart_not_at_its_deadline(tmp_path):
+    """benchmarks/faults.py --scenario redis-running: Redis (AOF, its own, on a free port) restarted while one job
+    measures for 40 s. The agent's task is cancelled and its message is not redelivered within the visibility
+    timeout; before, the job waited for its deadline (time limit 300 s + grace 10 s: it recovered after 349 s)."""
+    figures_path = tmp_path / "running.json"
+    env = {key: value for key, value in os.environ.items() if key != "TEST_DATABASE_NAME"}
+    argv = [sys.executable, "benchmarks/faults.py", "--scenario", "redis-running", "--json", str(figures_path)]
+    done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    print(done.stdout)
+    assert figures_path.exists(), done.stderr[-4000:]
+    (figures,) = json.loads(figures_path.read_text())
+    # The bound: heartbeat 2 s + grace 10 s + reaper 2 s (faults.py's timings) + 30 s to reconnect = 44 s.
+    print(f"redis-running: recovered {figures['recovered_within_s']} s after Redis came back; bound "
+          f"{figures['bound_s']} s; its deadline {figures['deadline_s']} s")  # fmt: skip
+    assert figures["bound_s"] == 44 and figures["recovered_within_s"] <= figures["bound_s"], figures
+    assert figures["succeeded"] == 1 and figures["lost_silently"] == 0, figures  # nothing lost
+    assert figures["stored_once"] == 1 and figures["extra_runs"] == 0, figures  # nothing duplicated
+    assert done.returncode == 0, done.stderr[-4000:]

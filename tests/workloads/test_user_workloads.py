@@ -118,8 +118,9 @@ def test_a_generative_declaration_is_checked_against_its_config_json(tmp_path):
         parse_spec(declaration | {"path": "enc"}, base_dir=tmp_path)
 
 
-def test_a_declaration_for_an_agent_host_needs_an_absolute_path_and_no_file_here():
-    spec = parse_spec(_spec(path="/models/on/the/agent.onnx"), base_dir=None, check_files=False)
-    assert spec.path == "/models/on/the/agent.onnx"
+def test_a_declaration_for_an_agent_host_needs_an_absolute_path_and_no_file_here(monkeypatch):
+    monkeypatch.delenv("INFERLEDGER_MODEL_ROOT", raising=False)  # the default root, /var/lib/inferledger/models
+    spec = parse_spec(_spec(path="/var/lib/inferledger/models/agent.onnx"), base_dir=None, check_files=False)
+    assert spec.path == "/var/lib/inferledger/models/agent.onnx"
     with pytest.raises(UserWorkloadError, match=r"path: 'model.onnx' must be absolute: the file's path on the agent"):
         parse_spec(_spec(), base_dir=None, check_files=False)
