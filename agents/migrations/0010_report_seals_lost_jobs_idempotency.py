@@ -13,7 +13,7 @@ def never_spoken_agents_are_enrolled(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("agents", "0008_user_workloads"),
+        ("agents", "0009_endpoint_hardware"),
         ("hardware_catalog", "0003_price_corrections"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
