@@ -8,7 +8,7 @@ from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from .errors import RETRY_AFTER_S, in_use_detail, unavailable_detail, unavailable_service
+from .errors import RETRY_AFTER_S, body_too_large_detail, in_use_detail, unavailable_detail, unavailable_service
 
 logger = logging.getLogger(__name__)
 
@@ -17,7 +17,7 @@ def exception_handler(exc, context):
     """DRF's handler, plus what would otherwise be a 500: 413 for a body above DATA_UPLOAD_MAX_MEMORY_SIZE,
     409 for deleting a row others still refer to, 503 while the database, cache or broker is unreachable."""
     if isinstance(exc, RequestDataTooBig):
-        return Response({"detail": str(exc)}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+        return Response({"detail": body_too_large_detail()}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
     if isinstance(exc, ProtectedError | RestrictedError):
         return Response({"detail": in_use_detail(exc)}, status=status.HTTP_409_CONFLICT)
     service = unavailable_service(exc)

@@ -12,6 +12,7 @@ import sys
 
 import kombu.exceptions
 import redis.exceptions
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.db.models import ProtectedError, RestrictedError
 from django.http import HttpResponse, JsonResponse
@@ -38,6 +39,12 @@ def unavailable_service(exc: BaseException) -> str | None:
 
 def unavailable_detail(service: str) -> str:
     return f"Service unavailable: {service} cannot be reached. Nothing was changed; retry in a moment."
+
+
+def body_too_large_detail() -> str:
+    """The one wording of the body-size limit, for the API, the parser and the error views."""
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return f"Request body too large: the limit is {limit} bytes (DATA_UPLOAD_MAX_MEMORY_SIZE)."
 
 
 def in_use_detail(exc: ProtectedError | RestrictedError) -> str:
@@ -94,7 +101,7 @@ def bad_request(request, exception, template_name=defaults.ERROR_400_TEMPLATE_NA
     from django.core.exceptions import RequestDataTooBig
 
     if isinstance(exception, RequestDataTooBig):
-        return HttpResponse(f"Request body too large: {exception}", status=413, content_type="text/plain")
+        return HttpResponse(body_too_large_detail(), status=413, content_type="text/plain")
     return defaults.bad_request(request, exception, template_name)
 
 

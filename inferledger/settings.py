@@ -149,6 +149,12 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["inferledger.permissions.ReadAuthenticatedWriteStaff"],
+    # JSON too large or too deeply nested is a 400 naming the limit (inferledger/parsers.py).
+    "DEFAULT_PARSER_CLASSES": [
+        "inferledger.parsers.BoundedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_FILTER_BACKENDS": [
         "django_filters.rest_framework.DjangoFilterBackend",
         "rest_framework.filters.SearchFilter",

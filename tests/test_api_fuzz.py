@@ -4,12 +4,17 @@ The audit that opened issue #17 found 57 responses 500 this way (27,669 cases). 
 bounded number of schema-conforming and schema-violating cases, through the WSGI app against the real
 database in autocommit (as in production: a failed statement must not poison the requests after it).
 INFERLEDGER_FUZZ_EXAMPLES raises the bound for a deeper local run.
+
+schemathesis never generates a body the parser cannot take, so every operation with a JSON body is also
+sent two by hand (issue #26): 2,000 nested arrays (4 KB; a 500 RecursionError before) and one byte over
+DATA_UPLOAD_MAX_MEMORY_SIZE.
 """
 
 import os
 
 import pytest
 import schemathesis
+from django.conf import settings as django_settings
 from django.core.wsgi import get_wsgi_application
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis.errors import Unsatisfiable
@@ -55,12 +60,28 @@ def _server_errors(token: str) -> list[str]:
 
             try:
                 call()
+                _send_unparseable_bodies(operation, headers)
             except Unsatisfiable:  # nothing to send that violates the schema (an operation without parameters)
                 continue
             except Exception as exc:  # noqa: BLE001 - collect every operation's first failure, then assert
                 causes = "".join(f"\n    {cause!r}" for cause in getattr(exc, "exceptions", ()))
                 found.append(f"{operation.label} ({mode.value}): {exc}{causes}")
     return found
+
+
+def _unparseable_bodies() -> list[bytes]:
+    deep = b"[" * 2000 + b"]" * 2000
+    oversized = b'["' + b"x" * django_settings.DATA_UPLOAD_MAX_MEMORY_SIZE + b'"]'
+    return [deep, oversized]
+
+
+def _send_unparseable_bodies(operation, headers) -> None:
+    if "application/json" not in operation.definition.raw.get("requestBody", {}).get("content", {}):
+        return
+    path_parameters = {parameter.name: "1" for parameter in operation.path_parameters}
+    for body in _unparseable_bodies():
+        case = operation.Case(body=body, media_type="application/json", path_parameters=path_parameters)
+        case.call_and_validate(headers=headers, checks=[not_a_server_error])
 
 
 @pytest.mark.slow
