@@ -188,9 +188,9 @@ def ingest_job_result(self, job_id: str, payload, agent_name: str = "", seal: di
 
     source = f"agent {agent_name}" if agent_name else "agent"
     checked = _checked(self, agent_name, [job_id, payload, agent_name], seal)
-    if checked.refusal:
+    if checked.refusal:  # forged or replayed: kept bounded, as any unverified sender's message
         reason = f"refused: {checked.refusal} (job {job_id})"
-        return quarantine_payload(payload, reason=reason, source=source, link_run=False).status
+        return quarantine_payload(payload, reason=reason, source=source, link_run=False, sender_verified=False).status
     try:
         with transaction.atomic():  # a failed ingest leaves the report's transaction usable for the quarantine
             return job_ingest(job_id=job_id, payload=payload, sender=checked.agent).status

@@ -5,10 +5,14 @@ from .models import BenchmarkRun, OperatingPoint, QuarantinedPayload
 
 @admin.register(QuarantinedPayload)
 class QuarantinedPayloadAdmin(admin.ModelAdmin):
-    list_display = ["received_at", "source", "run_id", "job", "reason"]
-    list_filter = ["source"]
-    search_fields = ["reason", "run_id"]
-    readonly_fields = ["received_at", "run_id", "source", "reason", "raw", "job"]
+    list_display = ["received_at", "source", "run_id", "job", "reason", "raw_size_bytes", "raw_truncated"]
+    list_filter = ["source", "raw_truncated"]
+    search_fields = ["reason", "run_id", "raw_sha256"]
+    readonly_fields = ["received_at", "run_id", "source", "reason", "raw_size_bytes", "raw_sha256", "raw_truncated",
+                       "raw", "job"]  # fmt: skip
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("raw")  # the change list shows sizes, not bodies
 
     def has_add_permission(self, request):
         return False

@@ -20,6 +20,7 @@ from hardware_catalog.selectors import accelerator_named
 from harness.result import ResultValidationError, validate_result
 
 from .models import BenchmarkRun, OperatingPoint, QuarantinedPayload
+from .quarantine import contains_nul, escape_nul, kept_text
 from .signals import run_ingested
 
 STORED, DUPLICATE, QUARANTINED = "stored", "duplicate", "quarantined"
@@ -37,16 +38,24 @@ def _canonical(payload: dict) -> str:
     return json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
-def _quarantine(raw: str, reason: str, source: str, run_id=None, job=None) -> IngestOutcome:
-    entry = QuarantinedPayload.objects.create(raw=raw, reason=reason, source=source, run_id=run_id, job=job)
+def _quarantine(
+    raw: str, reason: str, source: str, run_id=None, job=None, *, sender_verified: bool = True
+) -> IngestOutcome:
+    kept = kept_text(raw, sender_verified=sender_verified)
+    entry = QuarantinedPayload.objects.create(
+        **kept.as_fields(), reason=escape_nul(reason), source=escape_nul(source)[:64], run_id=run_id, job=job
+    )
     return IngestOutcome(QUARANTINED, None, reason, entry)
 
 
-def quarantine_payload(payload, *, reason: str, source: str, job=None, link_run: bool = True) -> IngestOutcome:
-    """Keep a payload that must not be stored (refused sender, failed ingest) verbatim, with the reason.
+def quarantine_payload(
+    payload, *, reason: str, source: str, job=None, link_run: bool = True, sender_verified: bool = True
+) -> IngestOutcome:
+    """Keep a payload that must not be stored (refused sender, failed ingest), with the reason.
 
     ``link_run=False`` for a refused sender: its run_id is not trusted to stand for a run (it would count
-    as "arrived" for the job that really owns that run id).
+    as "arrived" for the job that really owns that run id). ``sender_verified=False`` (no valid signature)
+    keeps a bounded prefix with the size and digest of the whole (results/quarantine.py).
     """
     if isinstance(payload, bytes | str):
         raw = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else payload
@@ -56,7 +65,7 @@ def quarantine_payload(payload, *, reason: str, source: str, job=None, link_run:
         except (TypeError, ValueError):
             raw = repr(payload)[:1_000_000]
     run_id = _readable_run_id(payload) if link_run and isinstance(payload, dict) else None
-    return _quarantine(raw, reason, source, run_id, job)
+    return _quarantine(raw, reason, source, run_id, job, sender_verified=sender_verified)
 
 
 def _readable_run_id(payload) -> uuid.UUID | None:
@@ -101,6 +110,8 @@ def ingest_result(payload: dict | str | bytes, *, source: str, job=None, agent=N
         started_at, finished_at = _time(document, "started_at"), _time(document, "finished_at")
     except ResultValidationError as exc:
         return _quarantine(raw, f"schema: {exc}", source, run_id, job)
+    if contains_nul(document):
+        return _quarantine(raw, "a string holds a NUL character (\\u0000), which cannot be stored", source, run_id, job)
 
     run_id = uuid.UUID(document["run_id"])  # the schema requires a UUID
     digest = hashlib.sha256(_canonical(document).encode()).hexdigest()

@@ -198,13 +198,24 @@ class PublishedResult(models.Model):
 
 
 class QuarantinedPayload(models.Model):
-    """A result that failed validation, kept whole with the reason: nothing is dropped, nothing half-written."""
+    """A refused result, kept with the reason: nothing is dropped, nothing half-written (results/quarantine.py).
+
+    Whole (NULs escaped) from a verified sender; from an unverified one a prefix, with the size and digest
+    of the whole.
+    """
 
     received_at = models.DateTimeField(default=timezone.now)
     run_id = models.UUIDField(null=True, blank=True, help_text="The payload's run_id, when it had a readable one.")
     source = models.CharField(max_length=64, help_text="Where it came from: bench, api, agent task …")
     reason = models.TextField()
-    raw = models.TextField(help_text="The payload as received, verbatim.")
+    raw = models.TextField(
+        help_text="The payload as received, NUL characters escaped as \\u0000; a prefix when raw_truncated."
+    )
+    raw_size_bytes = models.PositiveBigIntegerField(null=True, help_text="Size of the payload as received (UTF-8).")
+    raw_sha256 = models.CharField(max_length=64, blank=True, help_text="SHA-256 of the payload as received (UTF-8).")
+    raw_truncated = models.BooleanField(
+        default=False, help_text="Only a prefix is kept: the sender's signature did not verify."
+    )
     job = models.ForeignKey("agents.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="quarantined")
 
     class Meta:
