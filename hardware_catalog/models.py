@@ -4,7 +4,7 @@ Prices are facts observed at a time: a new price is a new row, and no row is eve
 past cost can be recomputed from the rows that were in force then.
 """
 
-from datetime import UTC
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
@@ -111,6 +111,28 @@ class PriceQuerySet(models.QuerySet):
         return self.filter(accelerator=accelerator.pricing_accelerator)
 
 
+# The window a price may take effect in (docs/cost-model.md, "Dates a price may take effect"): none before 2000
+# (no inference accelerator was priced earlier: 0001-01-01 is a slip), none more than a year ahead (a price
+# announced for a later date). A row dated 9999-12-31 would take effect after every real price of its
+# offering and so, prices being append-only in time, block them all.
+PRICE_EFFECTIVE_FROM_EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
+PRICE_EFFECTIVE_FROM_MAX_AHEAD = timedelta(days=366)
+
+
+def effective_from_window_error(effective_from: datetime, now: datetime | None = None) -> str | None:
+    """Why ``effective_from`` is outside the window a price may take effect in; None when inside."""
+    latest = (now or timezone.now()) + PRICE_EFFECTIVE_FROM_MAX_AHEAD
+    if effective_from < PRICE_EFFECTIVE_FROM_EARLIEST:
+        earliest = _utc(PRICE_EFFECTIVE_FROM_EARLIEST)
+        return f"{_utc(effective_from)} is before {earliest}, the earliest a price may take effect"
+    if effective_from > latest:
+        return (
+            f"{_utc(effective_from)} is more than {PRICE_EFFECTIVE_FROM_MAX_AHEAD.days} days ahead (after "
+            f"{_utc(latest)}): a price may be recorded at most that long before it takes effect"
+        )
+    return None
+
+
 class Price(models.Model):
     """One observed price for one offering, effective from a time. Never updated: a change is a new row.
 
@@ -188,6 +210,9 @@ class Price(models.Model):
 
     def history_error(self) -> tuple[str, str] | None:
         """(field, why) this row, not yet stored, cannot join its offering's history; None when it can."""
+        window_error = effective_from_window_error(self.effective_from)
+        if window_error is not None:
+            return "effective_from", window_error
         if self.corrects_id is not None:
             return self._correction_error()
         latest = Price.objects.filter(**self.offering()).aggregate(latest=models.Max("effective_from"))["latest"]
