@@ -44,6 +44,11 @@ class AcceleratorAdmin(admin.ModelAdmin):
     search_fields = ["vendor", "model"]
     inlines = [PriceHistoryInline]
 
+    def get_readonly_fields(self, request, obj=None):
+        # Identity is fixed once created (Accelerator.IDENTITY_FIELDS): shown, not editable, on the change form.
+        fixed = Accelerator.IDENTITY_FIELDS if obj is not None else ()
+        return [*super().get_readonly_fields(request, obj), *fixed]
+
 
 @admin.register(Price)
 class PriceAdmin(admin.ModelAdmin):

@@ -13,6 +13,14 @@ from django.db.models import Q
 from django.utils import timezone
 
 
+def identity_change_error(changes: dict[str, tuple[str, str]]) -> str:
+    named = ", ".join(f"{name} {stored!r} -> {now!r}" for name, (stored, now) in changes.items())
+    return (
+        f"an accelerator's vendor, model and kind are fixed once created (its prices and runs are stored under "
+        f"them): {named} refused. Add the right accelerator instead."
+    )
+
+
 class AcceleratorKind(models.TextChoices):
     GPU = "gpu", "GPU"
     CPU = "cpu", "CPU"
@@ -20,7 +28,15 @@ class AcceleratorKind(models.TextChoices):
 
 
 class Accelerator(models.Model):
-    """One kind of device that can run inference (a GPU model, an AI accelerator, or a CPU slice)."""
+    """One kind of device that can run inference (a GPU model, an AI accelerator, or a CPU slice).
+
+    Its identity (IDENTITY_FIELDS) is fixed once created: prices, runs and published results are stored
+    against it, and the catalog files find it by vendor and model. Renaming a T4 to "MI355X" would move
+    their history under another device's name; a wrong identity is fixed by adding the right accelerator.
+    Specs (memory, TFLOPS, TDP...) are not history and may be brought up to date.
+    """
+
+    IDENTITY_FIELDS = ("vendor", "model", "kind")
 
     vendor = models.CharField(max_length=64)
     model = models.CharField(max_length=128)
@@ -52,6 +68,22 @@ class Accelerator(models.Model):
 
     def __str__(self):
         return f"{self.vendor} {self.model}"
+
+    def save(self, *args, **kwargs):
+        changes = self.identity_changes()
+        if changes:
+            raise ValueError(f"{identity_change_error(changes)} (accelerator {self.pk})")
+        super().save(*args, **kwargs)
+
+    def identity_changes(self) -> dict[str, tuple[str, str]]:
+        """{field: (stored, now)} for each identity field this unsaved state changes; empty for a new row."""
+        if self.pk is None:
+            return {}
+        stored = Accelerator.objects.filter(pk=self.pk).values(*self.IDENTITY_FIELDS).first()
+        if stored is None:
+            return {}
+        return {name: (stored[name], getattr(self, name)) for name in self.IDENTITY_FIELDS
+                if stored[name] != getattr(self, name)}  # fmt: skip
 
     @property
     def pricing_accelerator(self) -> "Accelerator":

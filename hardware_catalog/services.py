@@ -112,7 +112,9 @@ def load_accelerators(path: Path = SHIPPED_ACCELERATORS_CSV) -> ImportReport:
             if created:
                 report.added.append(str(accelerator))
                 continue
-            changed = {name: value for name, value in values.items() if getattr(accelerator, name) != value}
+            # Identity (the kind) is never changed by a file: the accelerator's history is stored under it.
+            changed = {name: value for name, value in values.items()
+                       if name not in Accelerator.IDENTITY_FIELDS and getattr(accelerator, name) != value}  # fmt: skip
             if changed:
                 Accelerator.objects.filter(pk=accelerator.pk).update(**changed)
                 report.updated.append(f"{accelerator} ({', '.join(sorted(changed))})")

@@ -2,7 +2,7 @@ from decimal import Decimal
 
 from rest_framework import serializers
 
-from ..models import Accelerator, Price
+from ..models import Accelerator, Price, identity_change_error
 
 
 class AcceleratorSerializer(serializers.ModelSerializer):
@@ -29,6 +29,18 @@ class AcceleratorSerializer(serializers.ModelSerializer):
             "priced_as",
             "source",
         ]
+
+    def validate(self, attrs):
+        if self.instance is not None:
+            changes = {
+                name: (getattr(self.instance, name), attrs[name])
+                for name in Accelerator.IDENTITY_FIELDS
+                if name in attrs and attrs[name] != getattr(self.instance, name)
+            }
+            if changes:
+                raise serializers.ValidationError({name: identity_change_error({name: change})
+                                                   for name, change in changes.items()})  # fmt: skip
+        return attrs
 
 
 class PriceSerializer(serializers.ModelSerializer):
