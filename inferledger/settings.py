@@ -53,6 +53,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_celery_beat",
+    "axes",
+    "inferledger.accounts",
     "hardware_catalog",
     "results",
     "agents",
@@ -69,6 +71,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "inferledger.errors.BackingServiceErrorMiddleware",
+    # Last, as django-axes asks: it answers a locked-out login attempt (below, "Login throttling").
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "inferledger.urls"
@@ -127,6 +131,20 @@ STATICFILES_FINDERS = [
     "dashboard.staticfiles.PlotlyJsFinder",
 ]
 DASHBOARD_POLL_MS = env.int("DASHBOARD_POLL_MS", default=3000)  # how often the Jobs page refreshes progress
+
+# Login throttling (django-axes): after LOGIN_FAILURE_LIMIT wrong passwords for one username from one address,
+# that pair is refused (429) for LOGIN_LOCKOUT_MINUTES, whatever the password; a success resets the count.
+# It covers every login that goes through django.contrib.auth.authenticate: the dashboard's and the admin's.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("LOGIN_LOCKOUT_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]  # one address cannot lock a user out everywhere
+AXES_RESET_ON_SUCCESS = True
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_VERBOSE = False
+# Behind the TLS proxy (docs/operations.md) every request comes from the proxy: count the address it appended.
+LOGIN_THROTTLE_BEHIND_PROXY = env.bool("LOGIN_THROTTLE_BEHIND_PROXY", default=False)
+AXES_CLIENT_IP_CALLABLE = "inferledger.accounts.throttle.client_ip"
 
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"

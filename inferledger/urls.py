@@ -8,6 +8,7 @@ api_v1 = [
     path("", include("agents.api.urls")),
     path("", include("accounting.api.urls")),
     path("", include("metering.api.urls")),
+    path("", include("inferledger.accounts.urls")),
 ]
 
 urlpatterns = [

@@ -1,0 +1,14 @@
+from django.apps import AppConfig
+
+
+class AccountsConfig(AppConfig):
+    """Who signs in: API tokens revoked with a password change, the API's logout, login throttling (settings)."""
+
+    name = "inferledger.accounts"
+    label = "inferledger_accounts"
+    verbose_name = "Accounts"
+
+    def ready(self):
+        from . import tokens
+
+        tokens.connect()

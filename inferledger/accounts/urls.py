@@ -1,0 +1,9 @@
+from django.urls import path
+
+from .api import LoginView, LogoutAllView, LogoutView
+
+urlpatterns = [
+    path("auth/login/", LoginView.as_view(), name="api-login"),
+    path("auth/logout/", LogoutView.as_view(), name="api-logout"),
+    path("auth/logout-all/", LogoutAllView.as_view(), name="api-logout-all"),
+]
