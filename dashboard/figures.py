@@ -1,16 +1,20 @@
 """Plotly figures for the dashboard, as plain functions: data in, `go.Figure` out, no database access.
 
-`render()` turns a figure into an HTML fragment that expects plotly.js to be loaded already (from the
-project's static files, see dashboard.staticfiles): figures never pull a script from a CDN.
+`render()` turns a figure into an HTML fragment: a <div> and the figure as a JSON data block, drawn by the
+static dashboard/figures.js once plotly.js is loaded (from the project's static files, see
+dashboard.staticfiles): figures never pull a script from a CDN, and no inline script runs (the
+Content-Security-Policy allows none).
 """
 
+import json
 import math
 from collections.abc import Iterable
 from datetime import timedelta
 from decimal import Decimal
 
 import plotly.graph_objects as go
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.html import format_html, json_script
+from django.utils.safestring import SafeString
 
 from accounting.pricing.money import usd_text
 from accounting.provenance import origin_label
@@ -38,16 +42,18 @@ LAYOUT = {
 
 
 def render(fig: go.Figure, div_id: str, *, height: int | None = None) -> SafeString:
-    """The figure as a <div> and an inline script; plotly.js itself comes from the page's <script src>.
+    """The figure as a <div> and a JSON data block that figures.js draws with plotly.js.
     Height: `height`, else the figure's own (legend_below sets one), else 360 px."""
     fig.update_layout(height=height or fig.layout.height or 360)
-    html = fig.to_html(
-        full_html=False,
-        include_plotlyjs=False,
-        div_id=div_id,
-        config={"displaylogo": False, "responsive": True},
+    spec = json.loads(fig.to_json())  # plotly's encoder (numpy, dates), then plain JSON for json_script
+    spec["config"] = {"displaylogo": False, "responsive": True}
+    return format_html(
+        '<div id="{}" class="plotly-graph-div" style="height:{}px; width:100%;" data-figure="{}"></div>{}',
+        div_id,
+        fig.layout.height,
+        f"{div_id}-figure",
+        json_script(spec, f"{div_id}-figure"),
     )
-    return mark_safe(html)  # noqa: S308 - plotly's own output: JSON-encoded data, no user-supplied markup
 
 
 def unit_words(unit: str) -> str:

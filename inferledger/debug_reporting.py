@@ -20,7 +20,8 @@ def mask_url_passwords(text: str, substitute: str = SafeExceptionReporterFilter.
 class SecretMaskingReporterFilter(SafeExceptionReporterFilter):
     def cleanse_setting(self, key, value):
         cleansed = super().cleanse_setting(key, value)  # recurses into dicts, lists and tuples through this method
-        return mask_url_passwords(cleansed, self.cleansed_substitute) if isinstance(cleansed, str) else cleansed
+        # str(): a lazy string (django-csp's request.csp_nonce) passes isinstance(str) but is not one for re.
+        return mask_url_passwords(str(cleansed), self.cleansed_substitute) if isinstance(cleansed, str) else cleansed
 
     def get_traceback_frame_variables(self, request, tb_frame):
         """Local variables too: a string, dict, list or tuple is cleansed as a setting of that name would be."""

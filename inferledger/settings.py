@@ -64,6 +64,10 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Serves STATIC_ROOT (after collectstatic) from the web process itself: a deployment that follows
+    # docs/operations.md has CSS and plotly.js without a separate file server.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -120,6 +124,11 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = env.path("STATIC_ROOT", default=BASE_DIR / "staticfiles")
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # collectstatic also writes a gzip copy of each file (plotly.js: 4.6 MB, 1.4 MB gzipped) for whitenoise.
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
 STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else []
 
 # Dashboard: server-rendered pages with plotly figures. plotly.js is served from the installed plotly
@@ -146,6 +155,14 @@ AXES_VERBOSE = False
 LOGIN_THROTTLE_BEHIND_PROXY = env.bool("LOGIN_THROTTLE_BEHIND_PROXY", default=False)
 AXES_CLIENT_IP_CALLABLE = "inferledger.accounts.throttle.client_ip"
 
+# Password reset by e-mail only where e-mail is configured (EMAIL_URL, e.g. smtp+tls://user:pw@host:587);
+# without it the reset pages do not exist (each reset POST logged an SMTP traceback) and staff set
+# passwords with `manage.py changepassword` or the admin (docs/operations.md).
+PASSWORD_RESET_BY_EMAIL = bool(env.str("EMAIL_URL", default=""))
+if PASSWORD_RESET_BY_EMAIL:
+    vars().update(env.email_url("EMAIL_URL"))
+    DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="inferledger@localhost")
+
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 
@@ -159,6 +176,26 @@ if not DEBUG:
     SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=3600)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 X_FRAME_OPTIONS = "DENY"
+
+# Content-Security-Policy (django-csp): scripts only from this server (plotly.js, the dashboard's figures.js,
+# the API docs' own scripts): no inline script runs, whatever a page might be made to contain. Styles may be
+# inline: plotly.js sets style attributes and injects its stylesheet at run time. Images from data:/blob:
+# URLs are plotly's icons and image export; blob: workers are Redoc's.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:", "blob:"],
+        "font-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "worker-src": ["'self'", "blob:"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 
 REST_FRAMEWORK = {
     # Token first, so an anonymous request gets 401 with a WWW-Authenticate header rather than 403.
@@ -196,6 +233,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "What one AI inference costs on each kind of hardware, measured.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The schema and the docs pages are for signed-in users, like the API they describe.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     # Assets come from drf-spectacular-sidecar so /api/docs/ works on an air-gapped network.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

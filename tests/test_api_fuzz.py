@@ -26,6 +26,8 @@ from tests.agents.conftest import celery_broker  # noqa: F401 - jobs go to a rea
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]
 
+# Logging out revokes the token every later case is sent with (they would all be 401s).
+REVOKES_THE_FUZZERS_TOKEN = {"/api/v1/auth/logout/", "/api/v1/auth/logout-all/"}
 EXAMPLES_PER_OPERATION = int(os.environ.get("INFERLEDGER_FUZZ_EXAMPLES", "5"))
 FUZZ = settings(
     max_examples=EXAMPLES_PER_OPERATION,
@@ -51,6 +53,8 @@ def _server_errors(token: str) -> list[str]:
     found = []
     for result in schema.get_all_operations():
         operation = result.ok()
+        if operation.path in REVOKES_THE_FUZZERS_TOKEN:
+            continue  # tests/security/test_tokens_and_logins.py
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
 
             @FUZZ
