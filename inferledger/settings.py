@@ -362,6 +362,11 @@ INFERLEDGER_ONPREM_DEFAULTS = {
     "host_capex_share_usd": "5000",
 }
 
+# import_mlperf and build_published_results unpack a .tar.xz only if it holds at most this many bytes and
+# members (a decompression bomb would fill the disk; the largest public results repository is a few GB).
+INFERLEDGER_ARCHIVE_MAX_UNPACKED_BYTES = env.int("INFERLEDGER_ARCHIVE_MAX_UNPACKED_BYTES", default=16 * 1024**3)
+INFERLEDGER_ARCHIVE_MAX_MEMBERS = env.int("INFERLEDGER_ARCHIVE_MAX_MEMBERS", default=1_000_000)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -9,6 +9,8 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import renderers, serializers, viewsets
 from rest_framework.decorators import action
+from rest_framework.renderers import JSONRenderer
+from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
 from ..models import BenchmarkRun, OperatingPoint, PublishedResult
@@ -153,3 +155,11 @@ class RunViewSet(viewsets.ReadOnlyModelViewSet):
         """LoadGen's summary or detail log of one operating point of the run, as LoadGen wrote it."""
         run = self.get_object()  # the run's own permissions and 404
         return log_download(run.pk, int(index), kind)
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        """An error of the log download (401, 404...) is JSON like every API error, not the plain-text
+        renderer's str() of a dict (a Python repr)."""
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if self.action == "loadgen_log" and isinstance(response, Response) and response.status_code >= 400:
+            response.accepted_renderer, response.accepted_media_type = JSONRenderer(), JSONRenderer.media_type
+        return response

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import lzma
 import os
 import shutil
 import tarfile
 import tempfile
+import zlib
 from pathlib import Path
+
+from django.conf import settings
 
 from .tree import Record, read_tree, round_from_path
 
@@ -18,18 +22,60 @@ class SourceError(ValueError):
 
 @contextlib.contextmanager
 def opened(path: Path):
-    """The tree's root directory for `path` (an archive is unpacked for the duration)."""
+    """The tree's root directory for `path` (an archive is unpacked for the duration).
+
+    An archive is checked whole before anything is written: readable to its end (not truncated or
+    corrupt), within settings.INFERLEDGER_ARCHIVE_MAX_UNPACKED_BYTES and _MAX_MEMBERS, and every member a plain file or
+    folder that lands inside the target (no absolute path, no '..', no link out). Any failure is a
+    SourceError naming the archive and the problem.
+    """
     path = Path(path)
     if path.is_dir():
         yield path
         return
     if not path.is_file() or not tarfile.is_tarfile(path):
         raise SourceError(f"{path}: neither a directory nor a tar archive")
-    with tarfile.open(path) as archive:
-        unpacked_bytes = sum(member.size for member in archive.getmembers())
+    with _reading(path):
+        archive = tarfile.open(path)
+    with archive:
+        with _reading(path):
+            unpacked_bytes = _checked_size(path, archive)
         with tempfile.TemporaryDirectory(prefix="mlperf-", dir=memory_temp_dir(unpacked_bytes)) as temp:
-            archive.extractall(temp, filter="data")
+            with _reading(path):
+                archive.extractall(temp, filter="data")
             yield Path(temp)
+
+
+@contextlib.contextmanager
+def _reading(path: Path):
+    """A truncated or corrupt archive, as a SourceError naming it."""
+    try:
+        yield
+    except (tarfile.TarError, EOFError, lzma.LZMAError, zlib.error, OSError) as exc:
+        raise SourceError(
+            f"{path}: not a readable archive (truncated or corrupt?): {type(exc).__name__}: {exc}"
+        ) from None
+
+
+def _checked_size(path: Path, archive: tarfile.TarFile) -> int:
+    """The bytes `archive` unpacks to, reading its headers to the end; SourceError past a bound or for a member
+    that would land outside the target."""
+    max_bytes, max_members = settings.INFERLEDGER_ARCHIVE_MAX_UNPACKED_BYTES, settings.INFERLEDGER_ARCHIVE_MAX_MEMBERS
+    total, count = 0, 0
+    for member in archive:
+        count += 1
+        total += member.size
+        if total > max_bytes:
+            raise SourceError(
+                f"{path}: unpacks to more than {max_bytes} bytes (INFERLEDGER_ARCHIVE_MAX_UNPACKED_BYTES): refused"
+            )
+        if count > max_members:
+            raise SourceError(f"{path}: more than {max_members} members (INFERLEDGER_ARCHIVE_MAX_MEMBERS): refused")
+        try:
+            tarfile.data_filter(member, "/target")
+        except tarfile.FilterError as exc:
+            raise SourceError(f"{path}: member {member.name!r} refused: {exc}") from None
+    return total
 
 
 # A result tree is thousands of small folders and files: on a busy disk, making and removing them took most of

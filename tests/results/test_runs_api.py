@@ -54,3 +54,17 @@ def test_it_gives_no_log_link_where_no_log_was_stored(api, catalog, result_paylo
     point = api.get(f"/api/v1/runs/{run_id}/").data["points"][0]
     assert point["loadgen_logs"]["detail"] is None and point["loadgen_logs"]["summary"]
     assert api.get(f"/api/v1/runs/{run_id}/points/{point['index']}/loadgen-detail/").status_code == 404
+
+
+def test_the_loadgen_log_endpoint_answers_errors_in_json_not_python_reprs(api, anonymous_api, catalog,
+                                                                          result_payload):  # fmt: skip
+    # Before: "{'detail': ErrorDetail(string='Not found.', code='not_found')}" as text/plain.
+    ingest_result(result_payload, source="test")
+    run_id = result_payload["run_id"]
+    missing = api.get(f"/api/v1/runs/{run_id}/points/99/loadgen-summary/")
+    assert missing.status_code == 404 and missing["Content-Type"] == "application/json"
+    assert missing.json() == {"detail": f"run {run_id} has no operating point 99"}
+    anonymous = anonymous_api.get(f"/api/v1/runs/{run_id}/points/0/loadgen-summary/")
+    assert anonymous.status_code == 401 and anonymous.json()["detail"].startswith("Authentication credentials")
+    no_run = api.get("/api/v1/runs/00000000-0000-0000-0000-000000000000/points/0/loadgen-summary/")
+    assert no_run.status_code == 404 and "ErrorDetail" not in no_run.content.decode() and no_run.json()["detail"]

@@ -1,9 +1,8 @@
-from django.core.management.base import BaseCommand
-
 from accounting.history.alarms import recheck_open_alarms
+from inferledger.commands import InputCheckedCommand
 
 
-class Command(BaseCommand):
+class Command(InputCheckedCommand):
     help = (
         "Judge every open alarm again under the rules in force and withdraw (not delete) those they no longer "
         "raise: a rise within the threshold or the measured noise, or a second alarm for one change. Run it after "

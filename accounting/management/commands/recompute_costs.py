@@ -1,10 +1,9 @@
-from django.core.management.base import BaseCommand
-
 from accounting.history.alarms import check_regressions
 from accounting.history.snapshots import recompute_all
+from inferledger.commands import InputCheckedCommand
 
 
-class Command(BaseCommand):
+class Command(InputCheckedCommand):
     help = "Rebuild every cost snapshot from runs, prices and assumption sets; idempotent (stored ones stay)."
 
     def handle(self, *args, **options):

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.utils.text import slugify
 
 import workloads as registry
@@ -18,6 +18,7 @@ from harness.endpoints.target import ENDPOINT_SCENARIOS, PROTOCOLS
 from harness.host.plan import plan_items
 from harness.names import SCENARIOS, SIZES
 from harness.suite import SUITES, Failure, Skip, plan_suite, plan_user_workload, run_suite
+from inferledger.commands import InputCheckedCommand
 from results.ingest import QUARANTINED, STORED, ingest_result
 from results.models import BenchmarkRun
 from results.verdict import describe_accuracy
@@ -51,7 +52,7 @@ class ProgressBar:
             self.stream.write("")
 
 
-class Command(BaseCommand):
+class Command(InputCheckedCommand):
     help = (
         "Run the standardized inference suite on this machine's CPU (or GPU), in-process, ingest the results "
         "and print a summary. The quick suite takes a few minutes on 2 cores."

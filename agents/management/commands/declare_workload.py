@@ -1,12 +1,14 @@
 """Declare a user workload for jobs from the same YAML/TOML file `bench --workload-file` reads."""
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 import workloads as registry
 from agents.user_workloads import user_workload_declare
+from inferledger.commands import InputCheckedCommand
 
 
-class Command(BaseCommand):
+class Command(InputCheckedCommand):
+    atomic = True  # every file of the run, or nothing
     help = (
         "Store a user workload declared in a YAML/TOML file so that jobs can name it (user_workload). A relative "
         "path in it is taken from the file's folder; the file itself is checked on the agent host when a job runs."

@@ -1,12 +1,13 @@
 import socket
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from agents.jobs import job_create
 from agents.jobspec import JobSpecError
 from agents.models import Agent, Job, JobState, UserWorkload
 from hardware_catalog.models import Accelerator
 from harness.names import SUITES
+from inferledger.commands import InputCheckedCommand
 from results.models import BenchmarkRun
 
 # Spec field -> the option that sets it, to name the option in errors.
@@ -24,7 +25,7 @@ OPTION_FOR = {
 }
 
 
-class Command(BaseCommand):
+class Command(InputCheckedCommand):
     help = "Queue a benchmark job for an agent (or any online agent with an accelerator) and print its id."
 
     def add_arguments(self, parser):

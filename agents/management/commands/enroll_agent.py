@@ -1,9 +1,10 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from agents.registry import agent_enroll
+from inferledger.commands import InputCheckedCommand
 
 
-class Command(BaseCommand):
+class Command(InputCheckedCommand):
     help = (
         "Issue the signing secret of agent NAME (replacing any earlier one) and print it. Set it on the agent "
         "host as INFERLEDGER_AGENT_SECRET: the control plane accepts the agent's registration, heartbeats and "

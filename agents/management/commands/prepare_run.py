@@ -1,10 +1,11 @@
 from pathlib import Path
 
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+
+from inferledger.commands import InputCheckedCommand
 
 
-class Command(BaseCommand):
+class Command(InputCheckedCommand):
     help = (
         "Everything `make run` does before serving, in one process (one Django start-up instead of six): "
         "migrate, load the catalog and the shipped published results, withdraw open alarms the rules in force no "

@@ -1,9 +1,10 @@
 import shlex
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from harness.host.inventory import agent_queue
+from inferledger.commands import InputCheckedCommand
 
 
 def worker_argv(name: str, loglevel: str = "INFO") -> list[str]:
@@ -18,7 +19,7 @@ def worker_argv(name: str, loglevel: str = "INFO") -> list[str]:
     ]  # fmt: skip
 
 
-class Command(BaseCommand):
+class Command(InputCheckedCommand):
     help = (
         "Start this host's benchmarking agent: a Celery worker on the queue agent.NAME that registers the host's "
         "devices, heartbeats and runs the jobs sent to it. Equivalent to: "

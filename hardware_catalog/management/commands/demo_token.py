@@ -3,10 +3,11 @@ import secrets
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand
 from knox.auth import TokenAuthentication
 from knox.models import AuthToken
 from rest_framework.exceptions import AuthenticationFailed
+
+from inferledger.commands import InputCheckedCommand
 
 
 def still_valid(token: str, user) -> bool:
@@ -18,7 +19,7 @@ def still_valid(token: str, user) -> bool:
     return authenticated.pk == user.pk
 
 
-class Command(BaseCommand):
+class Command(InputCheckedCommand):
     help = (
         "Create (once) the local 'demo' staff user and print an API token for it. For the embedded default only. "
         "Tokens are stored as digests, so the token printed is remembered in --token-file (readable by its owner "

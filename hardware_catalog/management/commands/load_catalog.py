@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from hardware_catalog.catalog_2026 import price_rows_2026, tco_rows_2026
 from hardware_catalog.selectors import onprem_assumptions_in_force
@@ -12,9 +12,11 @@ from hardware_catalog.services import (
     import_prices,
     load_accelerators,
 )
+from inferledger.commands import InputCheckedCommand
 
 
-class Command(BaseCommand):
+class Command(InputCheckedCommand):
+    atomic = True  # every file of the run, or nothing
     help = (
         "Load the shipped hardware catalog (accelerators and public prices). Idempotent. "
         "With --prices FILE.csv, import a price list instead: all rows or none."

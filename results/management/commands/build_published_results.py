@@ -2,8 +2,9 @@ import os
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from inferledger.commands import InputCheckedCommand
 from results.mlperf import shipped
 from results.mlperf.sources import SourceError, read_source, unique
 
@@ -17,7 +18,7 @@ DEFAULT_SOURCES = (
 )
 
 
-class Command(BaseCommand):
+class Command(InputCheckedCommand):
     requires_system_checks = []  # a data command: skip URL/API checks (they import the whole web stack)
     help = (
         "Rebuild results/data/mlperf_published.json.gz from MLPerf result trees "

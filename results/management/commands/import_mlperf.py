@@ -1,8 +1,9 @@
 from datetime import UTC, datetime
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from inferledger.commands import InputCheckedCommand
 from results.mlperf.sources import SourceError, read_source, unique
 from results.mlperf.store import import_records
 
@@ -18,7 +19,8 @@ def print_report(command, report, *, strict: bool) -> None:
         raise CommandError(f"--strict: {report.skipped_count} result(s) not importable ({len(report.skipped)} reasons)")
 
 
-class Command(BaseCommand):
+class Command(InputCheckedCommand):
+    atomic = True  # every file of the run, or nothing
     requires_system_checks = []  # a data command: skip URL/API checks (they import the whole web stack)
     help = (
         "Import every published MLPerf Inference result of result trees (directories or .tar.xz archives) "

@@ -1,13 +1,13 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand
-
+from inferledger.commands import InputCheckedCommand
 from results.management.commands.import_mlperf import print_report
 from results.mlperf import shipped
 from results.mlperf.store import import_records
 
 
-class Command(BaseCommand):
+class Command(InputCheckedCommand):
+    atomic = True  # every file of the run, or nothing
     requires_system_checks = []  # a data command: skip URL/API checks (they import the whole web stack)
     help = "Load the published MLPerf results shipped with InferLedger (results/data/). Idempotent."
 

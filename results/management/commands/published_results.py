@@ -1,14 +1,13 @@
 import csv as csv_module
 from collections import Counter
 
-from django.core.management.base import BaseCommand
-
+from inferledger.commands import InputCheckedCommand
 from inferledger.csv_cells import safe_row
 from results.mlperf.export import COLUMNS, EXTRA_COLUMNS, rows
 from results.models import PublishedResult
 
 
-class Command(BaseCommand):
+class Command(InputCheckedCommand):
     requires_system_checks = []  # a data command: skip URL/API checks (they import the whole web stack)
     help = "List the stored published results; --csv writes one row per result (the published figure unchanged)."
 
