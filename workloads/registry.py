@@ -6,14 +6,19 @@ classes only group workloads. This module is plain Python (no Django, no torch) 
 validate names and label answers without loading the harness.
 
 Sources of the figures below (mlcommons/inference unless stated):
-- Latency bounds: ``loadgen/mlperf.conf`` (``<model>.Server.target_latency``, ``ttft_latency``,
-  ``tpot_latency``), e.g. llama2-70b Server TTFT 2,000 ms / TPOT 200 ms, interactive 450 / 40 ms.
+- Latency bounds: read from the installed LoadGen's own ``mlperf.conf`` (``workloads.mlperf_conf``:
+  ``<model>.Server.target_latency``, ``ttft_latency``, ``tpot_latency``), never typed here; a benchmark the
+  config bounds gets its bounds from it under its published name (``llama3_1-8b`` is ``llama3.1-8b``).
 - Quality targets: ``docs/index.md`` and each benchmark's README ("Accuracy Target").
 - Token lengths: ``max_*_tokens`` are the benchmark's bounds (dataset preprocessing limits and the
   reference SUT's ``max_tokens``); ``output_tokens_per_request`` is filled only where MLPerf publishes
   a mean in tokens (the ``tokens_per_sample`` accuracy target, e.g. 294.45 for llama2-70b). MLPerf
   publishes no mean input length in tokens for any LLM benchmark, and for llama3.1-8b and gptj only
   ``gen_len``, which counts output *characters* (evaluation.py sums ``len(text)``), so those stay None.
+- Parameter counts of the 2025-2026 LLMs (gpt-oss-120b, DeepSeek-R1, Qwen3-VL, Wan 2.2) are their model
+  cards' stated totals (and active parameters of the mixture-of-experts), rounded as the card states them;
+  ``weights_precision`` is the dtype of the published reference checkpoint (its config's ``torch_dtype`` or
+  the card's quantisation).
 - Parameter counts: the published checkpoints' configurations (Hugging Face ``config.json`` /
   torchvision / the MLPerf reference model definition), computed the way ``sum(p.numel())`` counts
   them; the harness's reference builds are tested against the same figures on the meta device.
@@ -25,6 +30,8 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import StrEnum
+
+from . import mlperf_conf
 
 
 class Unit(StrEnum):
@@ -93,6 +100,8 @@ class Workload:
     input_description: str
     quality_target: str
     parameter_count: int | None = None
+    active_parameter_count: int | None = None  # per token, for a mixture of experts (model card)
+    weights_precision: str = ""  # the reference checkpoint's weights (bf16, fp16, fp8, mxfp4 ...)
     input_tokens_per_request: Decimal | None = None
     output_tokens_per_request: Decimal | None = None
     max_input_tokens: int | None = None
@@ -137,6 +146,8 @@ MODEL_CLASSES: dict[str, ModelClass] = {
         ModelClass("cv-classification", "Image classification", "resnet50"),
         ModelClass("object-detection", "Object detection", "retinanet"),
         ModelClass("image-generation", "Image generation (diffusion)", "stable-diffusion-xl"),
+        ModelClass("video-generation", "Video generation (diffusion)", "wan-2.2-t2v-a14b"),
+        ModelClass("vision-language", "Vision-language model (image and text in, text out)", "qwen3-vl-235b-a22b"),
         ModelClass("speech-to-text", "Speech to text", "whisper-large-v3"),
         ModelClass("recommendation", "Recommendation", "dlrm-v2-99"),
         ModelClass("medical-segmentation", "Medical image segmentation", "3d-unet-99"),
@@ -148,11 +159,46 @@ MODEL_CLASSES: dict[str, ModelClass] = {
 _MS = Decimal
 
 
-def _llm_slas(server: tuple[str, str], interactive: tuple[str, str] | None = None) -> tuple[LlmSla, ...]:
-    slas = [LlmSla(_MS(server[0]), _MS(server[1]), "MLPerf Server")]
-    if interactive:
-        slas.append(LlmSla(_MS(interactive[0]), _MS(interactive[1]), "MLPerf Interactive"))
+class UnknownWorkload(ValueError):
+    """A workload id, harness name or published benchmark name the registry does not know."""
+
+
+def normalise_benchmark_name(name: str) -> str:
+    """MLPerf spells one benchmark several ways across rounds and submitters: 'llama3_1-405b',
+    'Llama3.1-405B', 'llama3.1-405b'. Lower-case, trim, and write version separators as dots."""
+    cleaned = name.strip().lower().replace(" ", "-")
+    # An underscore between two digits is a version separator (llama3_1 -> llama3.1).
+    return re.sub(r"(?<=\d)_(?=\d)", ".", cleaned)
+
+
+def _conf_model(benchmark: str) -> str:
+    """The name mlperf.conf gives a published benchmark (its own spelling: 'llama3_1-8b' for 'llama3.1-8b')."""
+    wanted = normalise_benchmark_name(benchmark)
+    for model in sorted(mlperf_conf.models()):
+        if normalise_benchmark_name(model) == wanted:
+            return model
+    raise UnknownWorkload(f"the installed LoadGen's mlperf.conf states no settings for {benchmark!r}")
+
+
+def _llm_slas(benchmark: str, *, interactive: bool = False) -> tuple[LlmSla, ...]:
+    """MLPerf's Server (and Interactive) TTFT/TPOT bounds of `benchmark`, as mlperf.conf states them."""
+    slas = []
+    for name, label in ((benchmark, "MLPerf Server"), (f"{benchmark}-interactive", "MLPerf Interactive")):
+        if label == "MLPerf Interactive" and not interactive:
+            continue
+        bounds = mlperf_conf.token_bounds_ms(_conf_model(name))
+        if bounds is None:
+            raise UnknownWorkload(f"mlperf.conf states no TTFT/TPOT bounds for {name!r}")
+        slas.append(LlmSla(bounds[0], bounds[1], label))
     return tuple(slas)
+
+
+def _server_sla_ms(benchmark: str, *more: Decimal | None) -> tuple[Decimal | None, ...]:
+    """MLPerf's Server p99 bound of `benchmark` (mlperf.conf) first, then `more` of our own."""
+    bound = mlperf_conf.server_bound_ms(_conf_model(benchmark))
+    if bound is None:
+        raise UnknownWorkload(f"mlperf.conf states no Server latency bound for {benchmark!r}")
+    return (bound, *more)
 
 
 def _quality(benchmark_suffix: str, metric: str) -> str:
@@ -172,6 +218,7 @@ _BUILT_IN: tuple[Workload, ...] = (
             model_class=LLM_DECODER,
             title=f"Llama-2-70B chat, OpenOrca (MLPerf llama2-70b-{q})",
             reference_model="Llama-2-70b-chat-hf",
+            weights_precision="fp16",
             parameter_count=68_976_648_192,
             # meta-llama/Llama-2-70b-chat-hf config.json: 80 layers, 8 KV heads, 8,192 hidden / 64 heads = 128.
             kv_cache=KvCacheShape(layers=80, kv_heads=8, head_dim=128),
@@ -186,7 +233,7 @@ _BUILT_IN: tuple[Workload, ...] = (
             max_input_tokens=1024,
             max_output_tokens=1024,
             published_benchmarks=(f"llama2-70b-{q}", f"llama2-70b-interactive-{q}"),
-            standard_llm_slas=_llm_slas(("2000", "200"), ("450", "40")),
+            standard_llm_slas=_llm_slas("llama2-70b", interactive=True),
         )
         for q in ("99", "99.9")
     ),
@@ -195,6 +242,7 @@ _BUILT_IN: tuple[Workload, ...] = (
         model_class=LLM_DECODER,
         title="Llama-3.1-8B instruct, CNN/DailyMail summarisation (MLPerf llama3.1-8b)",
         reference_model="Meta-Llama-3.1-8B-Instruct",
+        weights_precision="bf16",
         parameter_count=8_030_261_248,
         # meta-llama/Llama-3.1-8B-Instruct config.json: 32 layers, 8 KV heads, 4,096 hidden / 32 heads = 128.
         kv_cache=KvCacheShape(layers=32, kv_heads=8, head_dim=128),
@@ -209,7 +257,7 @@ _BUILT_IN: tuple[Workload, ...] = (
         max_input_tokens=2048,
         max_output_tokens=128,
         published_benchmarks=("llama3.1-8b", "llama3.1-8b-interactive", "llama3.1-8b-edge"),
-        standard_llm_slas=_llm_slas(("2000", "100"), ("500", "30")),
+        standard_llm_slas=_llm_slas("llama3.1-8b", interactive=True),
         harness=(LLM_DECODER, "reference"),
     ),
     Workload(
@@ -217,6 +265,7 @@ _BUILT_IN: tuple[Workload, ...] = (
         model_class=LLM_DECODER,
         title="Llama-3.1-405B instruct (MLPerf llama3.1-405b)",
         reference_model="Meta-Llama-3.1-405B-Instruct",
+        weights_precision="bf16",
         parameter_count=405_853_388_800,
         # meta-llama/Llama-3.1-405B-Instruct config.json: 126 layers, 8 KV heads, 16,384 hidden / 128 heads = 128.
         kv_cache=KvCacheShape(layers=126, kv_heads=8, head_dim=128),
@@ -228,13 +277,14 @@ _BUILT_IN: tuple[Workload, ...] = (
         + ", output tokens per sample at least 90 % of 684.68",
         output_tokens_per_request=_MS("684.68"),
         published_benchmarks=("llama3.1-405b", "llama3.1-405b-interactive"),
-        standard_llm_slas=_llm_slas(("6000", "175"), ("4500", "80")),
+        standard_llm_slas=_llm_slas("llama3.1-405b", interactive=True),
     ),
     Workload(
         id="mixtral-8x7b",
         model_class=LLM_DECODER,
         title="Mixtral-8x7B instruct (MLPerf mixtral-8x7b)",
         reference_model="Mixtral-8x7B-Instruct-v0.1",
+        weights_precision="bf16",
         parameter_count=46_702_792_704,
         # mistralai/Mixtral-8x7B-Instruct-v0.1 config.json: 32 layers, 8 KV heads, 4,096 hidden / 32 heads = 128.
         kv_cache=KvCacheShape(layers=32, kv_heads=8, head_dim=128),
@@ -248,19 +298,40 @@ _BUILT_IN: tuple[Workload, ...] = (
         max_input_tokens=2048,
         published_benchmarks=("mixtral-8x7b",),
         mixture_of_experts=True,
-        standard_llm_slas=_llm_slas(("2000", "200")),
+        standard_llm_slas=_llm_slas("mixtral-8x7b"),
     ),
     Workload(
         id="deepseek-r1",
         model_class=LLM_DECODER,
         title="DeepSeek-R1 reasoning (MLPerf deepseek-r1)",
         reference_model="DeepSeek-R1",
+        # Model card (huggingface.co/deepseek-ai/DeepSeek-R1): 671B total, 37B activated; FP8 weights.
+        parameter_count=671_000_000_000,
+        active_parameter_count=37_000_000_000,
+        weights_precision="fp8",
         unit=Unit.OUTPUT_TOKENS,
         input_description="Reasoning prompts with long outputs",
         quality_target=_quality("99", "exact match"),
         published_benchmarks=("deepseek-r1", "deepseek-r1-interactive"),
         mixture_of_experts=True,
-        standard_llm_slas=_llm_slas(("2000", "80"), ("1500", "15")),
+        standard_llm_slas=_llm_slas("deepseek-r1", interactive=True),
+    ),
+    Workload(
+        id="gpt-oss-120b",
+        model_class=LLM_DECODER,
+        title="gpt-oss-120b reasoning (MLPerf gpt-oss-120b)",
+        reference_model="openai/gpt-oss-120b",
+        # Model card (openai.com/index/gpt-oss-model-card): 116.83B total, 5.13B active per token; the
+        # mixture-of-experts weights in MXFP4, the rest in BF16.
+        parameter_count=116_830_000_000,
+        active_parameter_count=5_130_000_000,
+        weights_precision="mxfp4",
+        unit=Unit.OUTPUT_TOKENS,
+        input_description="Reasoning and coding prompts (AIME, GPQA, LiveCodeBench) with long outputs",
+        quality_target=_quality("99", "exact match / pass@1"),
+        published_benchmarks=("gpt-oss-120b", "gpt-oss-120b-interactive"),
+        mixture_of_experts=True,
+        standard_llm_slas=_llm_slas("gpt-oss-120b", interactive=True),
     ),
     *(
         Workload(
@@ -268,6 +339,7 @@ _BUILT_IN: tuple[Workload, ...] = (
             model_class=LLM_DECODER,
             title=f"GPT-J 6B, CNN/DailyMail summarisation (MLPerf gptj-{q})",
             reference_model="GPT-J-6B",
+            weights_precision="fp32",
             parameter_count=6_053_381_344,
             # EleutherAI/gpt-j-6b config.json: n_layer 28, n_head 16 (no grouped-query attention), n_embd 4,096 / 16.
             kv_cache=KvCacheShape(layers=28, kv_heads=16, head_dim=256),
@@ -279,7 +351,7 @@ _BUILT_IN: tuple[Workload, ...] = (
             max_output_tokens=128,
             published_benchmarks=(f"gptj-{q}",),
             # MLPerf bounds GPT-J's whole-query latency (20 s), not TTFT/TPOT.
-            standard_slas_ms=(_MS("20000"), None),
+            standard_slas_ms=_server_sla_ms("gptj", None),
         )
         for q in ("99", "99.9")
     ),
@@ -313,9 +385,10 @@ _BUILT_IN: tuple[Workload, ...] = (
             unit=Unit.SAMPLES,
             input_description="SQuAD v1.1, 384 tokens per sample",
             quality_target=_quality(q, "F1 (90.874 %)"),
+            weights_precision="fp32",
             published_benchmarks=(f"bert-{q}",),
             harness=("encoder", "reference") if q == "99" else None,
-            standard_slas_ms=(_MS("130"), None),
+            standard_slas_ms=_server_sla_ms("bert", None),
         )
         for q in ("99", "99.9")
     ),
@@ -337,13 +410,14 @@ _BUILT_IN: tuple[Workload, ...] = (
         model_class="cv-classification",
         title="ResNet-50 v1.5, ImageNet 224×224 (MLPerf resnet50)",
         reference_model="ResNet-50 v1.5",
+        weights_precision="fp32",
         parameter_count=25_557_032,
         unit=Unit.SAMPLES,
         input_description="ImageNet 2012 validation, 224×224 RGB images",
         quality_target=_quality("99", "top-1 accuracy (76.46 %)"),
-        published_benchmarks=("resnet50",),
+        published_benchmarks=("resnet50", "resnet"),
         harness=("cv-classification", "reference"),
-        standard_slas_ms=(_MS("15"), _MS("100"), None),
+        standard_slas_ms=_server_sla_ms("resnet50", _MS("100"), None),
     ),
     Workload(
         id="cv-classification-tiny",
@@ -366,7 +440,7 @@ _BUILT_IN: tuple[Workload, ...] = (
         input_description="800×800 RGB images",
         quality_target=_quality("99", "mAP (0.3755)"),
         published_benchmarks=("retinanet",),
-        standard_slas_ms=(_MS("100"), None),
+        standard_slas_ms=_server_sla_ms("retinanet", None),
     ),
     Workload(
         id="stable-diffusion-xl",
@@ -377,7 +451,53 @@ _BUILT_IN: tuple[Workload, ...] = (
         input_description="one prompt per sample, one 1024×1024 image out, 20 denoising steps",
         quality_target="FID and CLIP score within MLPerf's bounds",
         published_benchmarks=("stable-diffusion-xl",),
-        standard_slas_ms=(_MS("20000"), None),
+        standard_slas_ms=_server_sla_ms("stable-diffusion-xl", None),
+    ),
+    *(
+        Workload(
+            id=f"yolo-{q}",
+            model_class="object-detection",
+            title=f"YOLO object detection, COCO (MLPerf yolo-{q})",
+            reference_model="YOLO (the round's reference detector)",
+            # The round's reference checkpoint was not read here: no parameter count is stated rather than a guess.
+            unit=Unit.SAMPLES,
+            input_description="COCO images",
+            quality_target=_quality(q, "mAP"),
+            published_benchmarks=(f"yolo-{q}",),
+        )
+        for q in ("95", "99")
+    ),
+    Workload(
+        id="wan-2.2-t2v-a14b",
+        model_class="video-generation",
+        title="Wan 2.2 text to video, A14B (MLPerf wan-2.2-t2v-a14b)",
+        reference_model="Wan-AI/Wan2.2-T2V-A14B",
+        # Model card: a mixture of two 14B experts (high- and low-noise), 27B total, 14B active per step; BF16.
+        parameter_count=27_000_000_000,
+        active_parameter_count=14_000_000_000,
+        weights_precision="bf16",
+        unit=Unit.SAMPLES,
+        input_description="one text prompt per sample, one video out",
+        quality_target="the benchmark's video quality scores within MLPerf's bounds",
+        published_benchmarks=("wan-2.2-t2v-a14b",),
+        mixture_of_experts=True,
+    ),
+    Workload(
+        id="qwen3-vl-235b-a22b",
+        model_class="vision-language",
+        title="Qwen3-VL-235B-A22B, image and text to text (MLPerf qwen3-vl-235b-a22b)",
+        reference_model="Qwen/Qwen3-VL-235B-A22B-Instruct",
+        # Model card: 235B total, 22B activated (the name states both); BF16 weights.
+        parameter_count=235_000_000_000,
+        active_parameter_count=22_000_000_000,
+        weights_precision="bf16",
+        unit=Unit.SAMPLES,
+        input_description="product images with text prompts; a short text answer per sample",
+        quality_target=_quality("99", "F1"),
+        published_benchmarks=("qwen3-vl-235b-a22b",),
+        mixture_of_experts=True,
+        # mlperf.conf bounds the whole query (use_token_latencies = 0): the answers are short.
+        standard_slas_ms=_server_sla_ms("qwen3-vl-235b-a22b", None),
     ),
     *(
         Workload(
@@ -420,9 +540,21 @@ _BUILT_IN: tuple[Workload, ...] = (
             quality_target=_quality(q, "AUC (80.31 %)"),
             published_benchmarks=(f"dlrm-v2-{q}",),
             harness=("recommendation", "reference") if q == "99" else None,
-            standard_slas_ms=(_MS("60"), None),
+            standard_slas_ms=_server_sla_ms("dlrm-v2", None),
         )
         for q in ("99", "99.9")
+    ),
+    Workload(
+        id="dlrm-v3",
+        model_class="recommendation",
+        title="DLRM-v3, generative recommender (MLPerf dlrm-v3)",
+        reference_model="DLRM-v3 (the round's reference model)",
+        # The round's reference checkpoint was not read here: no parameter count is stated rather than a guess.
+        unit=Unit.SAMPLES,
+        input_description="user interaction sequences",
+        quality_target="the benchmark's NE / accuracy / AUC within MLPerf's bounds",
+        published_benchmarks=("dlrm-v3",),
+        standard_slas_ms=_server_sla_ms("dlrm-v3", None),
     ),
     Workload(
         id="recommendation-tiny",
@@ -475,10 +607,6 @@ _BUILT_IN: tuple[Workload, ...] = (
 )
 
 WORKLOADS: dict[str, Workload] = {w.id: w for w in _BUILT_IN}
-
-
-class UnknownWorkload(ValueError):
-    """A workload id, harness name or published benchmark name the registry does not know."""
 
 
 # A running inference server that a user declared (harness.endpoints): its workload is whatever the
@@ -551,14 +679,6 @@ class PublishedBenchmark:
 
 
 _VARIANT_WORDS = ("interactive", "edge")
-
-
-def normalise_benchmark_name(name: str) -> str:
-    """MLPerf spells one benchmark several ways across rounds and submitters: 'llama3_1-405b',
-    'Llama3.1-405B', 'llama3.1-405b'. Lower-case, trim, and write version separators as dots."""
-    cleaned = name.strip().lower().replace(" ", "-")
-    # An underscore between two digits is a version separator (llama3_1 -> llama3.1).
-    return re.sub(r"(?<=\d)_(?=\d)", ".", cleaned)
 
 
 def published_benchmark(name: str) -> PublishedBenchmark:
