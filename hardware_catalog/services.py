@@ -24,6 +24,7 @@ SHIPPED_PRICES_CSV = DATA_DIR / "prices.csv"
 SHIPPED_ACCELERATOR_FILES = (
     SHIPPED_ACCELERATORS_CSV,
     DATA_DIR / "accelerators_2026.csv",
+    DATA_DIR / "accelerators_2026b.csv",
     DATA_DIR / "accelerators_mlperf.csv",
 )
 # Other spellings of the spec columns (accelerators_2026.csv): column -> our column.

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
-from hardware_catalog.catalog_2026 import price_rows_2026, tco_rows_2026
+from hardware_catalog.catalog_2026 import price_rows_2026, price_rows_2026b, tco_rows_2026
 from hardware_catalog.selectors import onprem_assumptions_in_force
 from hardware_catalog.services import (
     SHIPPED_ACCELERATOR_FILES,
@@ -35,6 +35,9 @@ class Command(InputCheckedCommand):
             self._import(SHIPPED_PRICES_CSV.name, lambda: import_prices(SHIPPED_PRICES_CSV))
             self._import(
                 "prices_2026.csv", lambda: import_price_rows(price_rows_2026(), default_source="prices_2026.csv")
+            )
+            self._import(
+                "prices_2026b.csv", lambda: import_price_rows(price_rows_2026b(), default_source="prices_2026b.csv")
             )
             self._import("tco_2026.csv", lambda: import_price_rows(tco_rows_2026(), default_source="tco_2026.csv"))
             return
