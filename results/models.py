@@ -178,6 +178,13 @@ class PublishedResult(models.Model):
     accelerator_variant = models.CharField(max_length=255, blank=True, help_text="e.g. power-limited, virtualized")
     accelerators_per_system = models.PositiveIntegerField()
     source_path = models.CharField(max_length=512, help_text="The log read, relative to the tree's root.")
+    availability = models.CharField(
+        max_length=16, blank=True, help_text="available, preview or rdi, as the system description states it"
+    )
+    table_value = models.CharField(
+        max_length=40, blank=True, help_text="The figure of MLCommons' results table for this result, as published."
+    )
+    table_unit = models.CharField(max_length=32, blank=True, help_text="The results table's unit, e.g. 'Latency (ms)'.")
 
     class Meta:
         db_table = "agents_publishedresult"
@@ -195,6 +202,43 @@ class PublishedResult(models.Model):
     @property
     def label(self) -> str:
         return f"MLPerf {self.round}, {self.submitter}, {self.system}"
+
+
+class HeldReason(models.TextChoices):
+    NO_CATALOG_ENTRY = "no_catalog_entry", "no catalog entry"
+    MIXED_PARTS = "mixed_parts", "mixed parts"
+
+
+class HeldPublishedResult(models.Model):
+    """A published result stored as published but not ranked, with the reason: an accelerator the catalog does not
+    know yet (stored as a run as soon as the catalog learns the part, without a re-import), or a system of several
+    different parts (never ranked per accelerator). ``record`` is the tree.Record it is stored from."""
+
+    run_id = models.UUIDField(primary_key=True, help_text="The id its run has (or will have) once stored.")
+    round = models.CharField(max_length=16)
+    division = models.CharField(max_length=16)
+    submitter = models.CharField(max_length=128)
+    system = models.CharField(max_length=255)
+    system_name = models.CharField(max_length=255, blank=True)
+    benchmark = models.CharField(max_length=64)
+    scenario = models.CharField(max_length=32)
+    metric = models.CharField(max_length=96)
+    value = models.CharField(max_length=40)
+    unit = models.CharField(max_length=32)
+    accelerator_names = models.JSONField(help_text="Every part the system names, as published.")
+    accelerators_per_system = models.PositiveIntegerField(null=True)
+    availability = models.CharField(max_length=16, blank=True)
+    reason_kind = models.CharField(max_length=32, choices=HeldReason.choices)
+    reason = models.TextField()
+    source_path = models.CharField(max_length=512)
+    record = models.JSONField(help_text="The published result as read (results.mlperf.tree.Record).")
+    held_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["round", "division", "submitter", "system", "benchmark", "scenario"]
+
+    def __str__(self):
+        return f"MLPerf {self.round}, {self.submitter}, {self.system}: {self.benchmark} {self.scenario} ({self.reason})"
 
 
 class QuarantinedPayload(models.Model):

@@ -73,6 +73,12 @@ def value(model: str, scenario: str, key: str) -> str | None:
     return None
 
 
+def scores_tokens(model: str) -> bool:
+    """Whether LoadGen logs (or infers) the benchmark's token latencies: the submission checker then scores its
+    throughput in tokens (``use_token_latencies`` / ``infer_token_latencies`` = 1)."""
+    return "1" in (value(model, "Server", "use_token_latencies"), value(model, "Server", "infer_token_latencies"))
+
+
 def models() -> set[str]:
     """Every benchmark name the config states a setting for."""
     return {model for model, _, _ in settings() if model != "*"}

@@ -153,6 +153,8 @@ MODEL_CLASSES: dict[str, ModelClass] = {
         ModelClass("medical-segmentation", "Medical image segmentation", "3d-unet-99"),
         ModelClass("graph", "Graph neural network", "rgat"),
         ModelClass("tabular", "Tabular scoring (MLP)", "risk-mlp"),
+        ModelClass("agentic", "Agentic tasks (an LLM calling tools, end to end)", "qwen3.6-27b"),
+        ModelClass("rag", "Retrieval-augmented generation, end to end", "e2e-rag-qna"),
     )
 }
 
@@ -178,6 +180,19 @@ def _conf_model(benchmark: str) -> str:
         if normalise_benchmark_name(model) == wanted:
             return model
     raise UnknownWorkload(f"the installed LoadGen's mlperf.conf states no settings for {benchmark!r}")
+
+
+_ACCURACY_SUFFIX = re.compile(r"-\d+(\.\d+)?$")  # '-99', '-99.9', '-95': the accuracy target, not the model
+
+
+def published_in_tokens(benchmark: str) -> bool:
+    """Whether MLPerf scores a published benchmark's throughput in tokens (its mlperf.conf says it logs token
+    latencies): a results-table row labelled otherwise (whisper's 'Samples/s') still counts tokens."""
+    name = _ACCURACY_SUFFIX.sub("", normalise_benchmark_name(benchmark))
+    try:
+        return mlperf_conf.scores_tokens(_conf_model(name))
+    except UnknownWorkload:
+        return False
 
 
 def _llm_slas(benchmark: str, *, interactive: bool = False) -> tuple[LlmSla, ...]:
@@ -578,6 +593,40 @@ _BUILT_IN: tuple[Workload, ...] = (
         quality_target=_quality("99", "accuracy"),
         published_benchmarks=("rgat",),
     ),
+    # --- End-to-end pipelines (v6.1) ---------------------------------------------------------------------
+    Workload(
+        id="qwen3.6-27b",
+        model_class="agentic",
+        title="Agentic tasks with Qwen3.6-27B on an edge system (MLPerf qwen3.6-27b, 'agentic edge')",
+        reference_model="Qwen3.6-27B",
+        # The name states 27B parameters; the model card was not read here, so no exact count or precision.
+        unit=Unit.SAMPLES,
+        input_description="one agentic task per sample (the benchmark's task set)",
+        quality_target="the benchmark's task success rate within MLPerf's bounds",
+        published_benchmarks=("qwen3.6-27b",),
+        notes="MLPerf publishes its SingleStream latency per task; mlperf.conf of LoadGen 6.0 states no bound for it",
+    ),
+    Workload(
+        id="e2e-rag-qna",
+        model_class="rag",
+        title="End-to-end retrieval-augmented question answering (MLPerf e2e-rag-qna)",
+        reference_model="the benchmark's retrieval + generation pipeline",
+        unit=Unit.SAMPLES,
+        input_description="one question per task, answered from a document store",
+        quality_target="the benchmark's answer quality within MLPerf's bounds",
+        published_benchmarks=("e2e-rag-qna",),
+        notes="published in tasks/s: one task is one question answered end to end",
+    ),
+    Workload(
+        id="e2e-rag-db",
+        model_class="rag",
+        title="End-to-end retrieval: the vector-database stage (MLPerf e2e-rag-db)",
+        reference_model="the benchmark's vector database",
+        unit=Unit.SAMPLES,
+        input_description="one retrieval query per sample",
+        quality_target="the benchmark's recall within MLPerf's bounds",
+        published_benchmarks=("e2e-rag-db",),
+    ),
     # --- Tabular (ours) -----------------------------------------------------------------------------
     Workload(
         id="risk-mlp",
@@ -627,6 +676,37 @@ def endpoint_workload(workload_id: str) -> Workload:
         unit=Unit.OUTPUT_TOKENS,
         input_description="as declared with the endpoint (prompt and output tokens per request)",
         quality_target="not measured: the endpoint's own",
+        user_defined=True,
+    )
+
+
+# A published benchmark the registry does not declare (yet): stored under its MLPerf name as ``mlperf:<name>`` and
+# ranked only against results of that name. Declaring it later moves its stored results to the declared workload
+# (results.mlperf.adopt), with no re-import.
+UNDECLARED = "mlperf"
+NOT_DECLARED = "not declared: ranked only against itself"
+UNDECLARED_ID = re.compile(r"^mlperf:[a-z0-9][a-z0-9._+-]{0,56}$")
+
+
+def undeclared_id(benchmark: str) -> str:
+    """The workload id of a published benchmark the registry does not declare: its normalised MLPerf name."""
+    return f"{UNDECLARED}:{normalise_benchmark_name(benchmark)}"
+
+
+def undeclared_workload(workload_id: str, *, unit: Unit = Unit.SAMPLES) -> Workload:
+    """The workload of an undeclared benchmark's id; `unit` is the one its published figures count."""
+    if not UNDECLARED_ID.match(workload_id):
+        raise UnknownWorkload(f"{workload_id!r} is not an undeclared benchmark id (mlperf:<normalised name>)")
+    name = workload_id.removeprefix(f"{UNDECLARED}:")
+    return Workload(
+        id=workload_id,
+        model_class=UNDECLARED,
+        title=f"MLPerf {name} ({NOT_DECLARED})",
+        reference_model=f"as MLPerf's {name} benchmark defines it",
+        unit=unit,
+        input_description=f"as MLPerf's {name} benchmark defines it",
+        quality_target="MLPerf's own accuracy target for the benchmark (checked before publication)",
+        notes=NOT_DECLARED,
         user_defined=True,
     )
 

@@ -4,7 +4,8 @@ Submitters spell one part many ways ("NVIDIA H100-SXM-80GB", "NVIDIA H100 80GB H
 "Virtualized NVIDIA H200-SXM-141GB", "NVIDIA H200-SXM-141GB-CTS", "AMD Instinct
 MI300X-NPS1-SPX-192GB-750W"). A name is read as words, by rules rather than a list of spellings:
 
-- vendor and marketing words (NVIDIA, AMD, Instinct, GeForce, (R), (TM), ...) carry no identity;
+- vendor and marketing words (NVIDIA, AMD, Instinct, GeForce, (R), (TM), ...) carry no identity; edition words
+  ("Server Edition") choose only between parts that differ by them;
 - a memory size ("80GB", "64G", "96Gi") and the memory type (HBM3e, GDDR6) pick between sizes of
   one part; when the name has none, the system description's ``accelerator_memory_capacity`` does;
 - a form factor (SXM/SXM5, PCIe, NVL) picks between forms; none named means the SXM part, the form
@@ -32,8 +33,11 @@ _NOISE = {
     "nvidia", "amd", "intel", "google", "instinct", "geforce", "tesla", "accelerator", "gpu", "gpus", "card",
     "per", "processor", "cpu", "only", "system", "socket", "core", "cores", "module", "r", "tm", "the",
     "grace", "hopper", "superchip", "gracehopper", "untetherai", "qualcomm", "ms", "gen", "generation",
-    "nvl72", "edition", "server",
+    "nvl72",
 }  # fmt: skip
+# Words that name an edition of one part (RTX PRO 4500 Blackwell card vs its Server Edition): never model words, but
+# between two catalog parts that differ only by them, the name's own edition words choose.
+_EDITION_WORDS = {"server", "edition"}
 _FORMS = {"sxm": "sxm", "sxm2": "sxm", "sxm4": "sxm", "sxm5": "sxm", "sxm6": "sxm", "pcie": "pcie", "nvl": "nvl"}
 _VARIANT_PATTERNS = (
     (re.compile(r"^(maxq|max-q)$"), "power-limited (MaxQ)"),
@@ -47,7 +51,10 @@ _MEMORY_TYPE = re.compile(r"^(hbm\d?e?|gddr\d+x?|lpddr\d+x?|ddr\d)$")
 _MEMORY = re.compile(r"^(\d+(?:\.\d+)?)(gb|g|gib|gi)$")
 _COUNT_WORD = re.compile(r"^(x|x\d+|\d+x)$")  # "x 8", "x8", "8x": a count of parts, not a model
 _ORDINAL = re.compile(r"^\d+(st|nd|rd|th)$")
-_COUNT_SUFFIX = re.compile(r"\(\s*x\s*(\d+)\s*\)", re.IGNORECASE)
+_COUNT_SUFFIX = re.compile(r"\(\s*x\s*\d+(?:\s*x\s*\d+)*\s*\)", re.IGNORECASE)
+# Between the parts of a mixed system: a comma outside parentheses, '+', '&' or the word 'and'.
+_JOINED_PARTS = re.compile(r"\s\+\s|\s&\s|\sand\s", re.IGNORECASE)
+_PART_SEPARATOR = re.compile(r",(?![^()]*\))|\s\+\s|\s&\s|\sand\s", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -57,6 +64,7 @@ class ParsedName:
     memory_gb: float | None
     form: str | None
     variants: tuple[str, ...]
+    editions: frozenset[str] = frozenset()
 
 
 def _words(name: str) -> list[str]:
@@ -71,7 +79,7 @@ def _words(name: str) -> list[str]:
 
 
 def parse_name(name: str) -> ParsedName:
-    model, variants, memory, form = set(), [], None, None
+    model, variants, memory, form, editions = set(), [], None, None, set()
     previous = None  # the last model word, while the next word may still be its number
     for word in _words(name):
         if previous and word.isdigit() and len(word) < 3:
@@ -80,6 +88,9 @@ def parse_name(name: str) -> ParsedName:
             previous = None
             continue
         previous = None
+        if word in _EDITION_WORDS:
+            editions.add(word)
+            continue
         if word in _NOISE or _MEMORY_TYPE.match(word) or _COUNT_WORD.match(word):
             continue
         if word in _FORMS:
@@ -99,7 +110,7 @@ def parse_name(name: str) -> ParsedName:
         model.add(word)
         previous = word if word.isalpha() else None
     numbers = frozenset(w for w in model if any(c.isdigit() for c in w))
-    return ParsedName(frozenset(model), numbers, memory, form, tuple(variants))
+    return ParsedName(frozenset(model), numbers, memory, form, tuple(variants), frozenset(editions))
 
 
 @dataclass(frozen=True)
@@ -118,19 +129,34 @@ class Match:
 
 
 def split_mixed(name: str) -> list[tuple[str, int | None]]:
-    """'A (x16), B (x8)' -> [('A', 16), ('B', 8)]; a plain name -> [(name, None)]."""
-    if not _COUNT_SUFFIX.search(name):
-        return [(name, None)]
+    """The parts a system's accelerator name lists: 'A (x16), B (x8)', 'A + B', 'A (x2x8) and B (x2x8)' ->
+    [(name, count or None), ...]; a plain name -> [(name, None)]. Counts may be nodes x parts ('x2x8' is 16)."""
     entries = []
-    for chunk in re.split(r",(?![^()]*\))", name):
+    # A comma separates parts only in the counted form ('A (x16), B (x8)'); elsewhere it may be part of one name.
+    separator = _PART_SEPARATOR if _COUNT_SUFFIX.search(name) else _JOINED_PARTS
+    for chunk in separator.split(name):
         count = _COUNT_SUFFIX.search(chunk)
-        entries.append((_COUNT_SUFFIX.sub("", chunk).strip(), int(count.group(1)) if count else None))
-    return [entry for entry in entries if entry[0]]
+        number = None
+        if count:
+            number = 1
+            for factor in re.findall(r"\d+", count.group(0)):
+                number *= int(factor)
+        entries.append((_COUNT_SUFFIX.sub("", chunk).strip(), number))
+    return [entry for entry in entries if entry[0]] or [(name, None)]
+
+
+_PARENTHESES = re.compile(r"\s*\([^()]*\)")
 
 
 class Matcher:
+    """A catalog name's parentheses qualify it ('Vera Rubin (VR200, per GPU, NVL72)', 'Radeon 8060S Graphics (Ryzen
+    AI Max+ 395 ...)'): a published name matches the part by its whole name or by the name outside them."""
+
     def __init__(self, parts: list[CatalogPart]):
         self._parts = [(part, parse_name(part.name)) for part in parts]
+        self._parts += [
+            (part, parse_name(_PARENTHESES.sub("", part.name))) for part in parts if _PARENTHESES.search(part.name)
+        ]
 
     def match(self, name: str, *, memory_hint_gb: float | None = None, kind: str | None = None) -> Match:
         wanted = parse_name(name)
@@ -145,7 +171,8 @@ class Matcher:
                 continue
             if (wanted.model_words - parsed.model_words) and (parsed.model_words - wanted.model_words):
                 continue  # e.g. speedAI240 Preview vs speedAI240 Slim
-            candidates.append((part, parsed))
+            if all(part.key != seen.key for seen, _ in candidates):  # a part once, by its whole name first
+                candidates.append((part, parsed))
         if not candidates:
             return Match(None, wanted.variants, problem="not in the catalog")
         chosen = self._narrow(candidates, wanted, memory)
@@ -165,7 +192,7 @@ class Matcher:
             kept = [row for row in rows if test(row)]
             return kept or rows
 
-        rows = candidates
+        rows = keep(candidates, lambda row: row[1].editions == wanted.editions)
         form = wanted.form or "sxm"
         rows = keep(rows, lambda row: row[1].form == form or (row[1].form is None and not wanted.form))
         if memory:

@@ -28,6 +28,8 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
+import workloads
+
 OFFLINE, SERVER, INTERACTIVE = "Offline", "Server", "Interactive"
 SINGLE_STREAM, MULTI_STREAM = "SingleStream", "MultiStream"
 # Scenario folder names as submitters write them (any case, with or without separators).
@@ -148,3 +150,33 @@ def _inferred(folder: str, ran: str, values: dict) -> PublishedFigure:
         key = "result_qps_without_loadgen_overhead"
         return PublishedFigure(key, str(values[key]), "samples/s", inferred_from=ran)
     raise MetricError(f"a {folder} result inferred from a {ran} run is not supported")
+
+
+_TIME_UNITS_NS = {"ns": 1, "us": 1_000, "µs": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
+_TIME_UNIT = re.compile(r"\(\s*(ns|us|µs|ms|s)\s*\)|^(ns|us|µs|ms|s)$")
+
+
+def standard_figure(value: str, unit: str) -> tuple[float, str]:
+    """A published figure as (number, 'tokens/s' | 'samples/s' | 'ns'), from a log's units ('tokens/s', 'ns') or
+    the results table's ('Tokens/s', 'Samples/s', 'Queries/s', 'Tasks/s', 'Latency (ms)', 'Latency (s)'): a
+    latency is scaled to ns by the time unit it names; a rate counts tokens when its unit says so, else samples
+    (a Server query is one sample; a task is the benchmark's unit of work)."""
+    text = unit.strip().lower()
+    number = float(value)
+    time_unit = _TIME_UNIT.search(text)
+    if time_unit:
+        return number * _TIME_UNITS_NS[time_unit.group(1) or time_unit.group(2)], "ns"
+    if text.endswith("/s") or text.endswith("per second"):
+        return number, "tokens/s" if "token" in text else "samples/s"
+    raise MetricError(f"unit '{unit}' is neither a latency nor a rate")
+
+
+def figure_of(*, value: str, unit: str, metric: str, benchmark: str) -> tuple[float, str]:
+    """A stored result's figure as (number, 'tokens/s' | 'samples/s' | 'ns'). A log key names its own unit; a
+    results table's label is read with standard_figure, except that a benchmark MLPerf scores in tokens counts
+    tokens whatever the table calls it (the v6.0/v6.1 tables label whisper's tokens/s 'Samples/s')."""
+    number, standard = standard_figure(value, unit)
+    from_log = metric.startswith(("result_", "early_stopping"))
+    if standard == "samples/s" and not from_log and workloads.published_in_tokens(benchmark):
+        return number, "tokens/s"
+    return number, standard

@@ -1,4 +1,5 @@
-"""Where result trees come from: a directory, or a .tar.xz/.tar.gz archive of one (unpacked to a temp dir)."""
+"""Where published results come from: a result tree (a directory, or a .tar.xz/.tar.gz archive of one, unpacked to
+a temp dir) or MLCommons' results table of a round (a .json file); ``unique`` makes one record per result of all."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ from pathlib import Path
 
 from django.conf import settings
 
+import workloads
+
+from . import metrics, table
 from .tree import Record, read_tree, round_from_path
 
 
@@ -95,7 +99,17 @@ def memory_temp_dir(needed_bytes: int) -> str | None:
 
 
 def read_source(path: Path, round_name: str | None = None) -> list[Record]:
-    """Records of one tree or archive; the round is read from the path ('..._v5.1_...'), else the one given."""
+    """Records of one tree, archive or results table; the round is read from the path ('..._v5.1_...'), else the
+    table's rows, else the one given."""
+    path = Path(path)
+    if table.is_table(path):
+        try:
+            records = table.read_table(path, round_name=round_from_path(path) or round_name)
+        except table.TableError as exc:
+            raise SourceError(str(exc)) from None
+        if any(not record.round for record in records):
+            raise SourceError(f"{path}: the round is neither in the path nor in its rows; give --round (e.g. v6.1)")
+        return records
     round_name = round_from_path(path) or round_name
     if not round_name:
         raise SourceError(f"{path}: the round is not in the path; give --round (e.g. v4.1)")
@@ -103,12 +117,32 @@ def read_source(path: Path, round_name: str | None = None) -> list[Record]:
         return read_tree(root, round_name=round_name)
 
 
+def result_key(record: Record) -> tuple:
+    """What names one result whatever its source's spelling: scenario folders in any case, benchmark spellings."""
+    scenario = metrics.scenario_from_folder(record.scenario) or record.scenario.lower()
+    benchmark = workloads.normalise_benchmark_name(record.benchmark)
+    return (record.round, record.division.lower(), record.submitter, record.system, benchmark, scenario)
+
+
 def unique(records: list[Record]) -> list[Record]:
-    """One record per (round, division, submitter, system, benchmark, scenario): the first seen."""
-    seen, kept = set(), []
+    """One record per result. Of two trees' records the first is kept; a result in a tree and in the results table
+    keeps the tree's (its latency percentiles) with the table's figure and unit beside it, and the table's row
+    stands in for a tree record that could not be read."""
+    kept: dict[tuple, Record] = {}
     for record in records:
-        key = (record.round, record.division, record.submitter, record.system, record.benchmark, record.scenario)
-        if key not in seen:
-            seen.add(key)
-            kept.append(record)
-    return kept
+        key = result_key(record)
+        first = kept.get(key)
+        if first is None:
+            kept[key] = record
+            continue
+        from_table, tree = (record, first) if record.table_value and not first.table_value else (first, record)
+        if not (from_table.table_value and not tree.table_value):
+            continue  # two trees, or two tables: the first seen
+        if tree.problem and not from_table.problem:
+            kept[key] = from_table
+            continue
+        tree.table_value, tree.table_unit = from_table.table_value, from_table.table_unit
+        tree.availability = tree.availability or from_table.availability
+        tree.published_on = tree.published_on or from_table.published_on
+        kept[key] = tree
+    return list(kept.values())

@@ -22,20 +22,26 @@ from django.db import transaction
 
 import workloads
 from hardware_catalog.models import Accelerator
-from results.models import BenchmarkRun, OperatingPoint, PublishedResult, RunOrigin
+from results.models import BenchmarkRun, HeldPublishedResult, HeldReason, OperatingPoint, PublishedResult, RunOrigin
 from results.signals import published_stored
+from workloads import mlperf_conf
 
 from . import metrics
-from .accelerators import CatalogPart, Matcher, split_mixed
+from .accelerators import CatalogPart, Matcher, parse_name, split_mixed
 from .tree import Record
 
 RUN_NAMESPACE = uuid.UUID("6f1c0b7e-5a53-4d0e-9a51-6d4c3b1e7f20")
-# Publication dates of MLPerf Inference rounds (MLCommons' announcements); --published for others.
-ROUND_PUBLISHED = {"v4.0": "2024-03-27", "v4.1": "2024-08-28", "v5.0": "2025-04-02", "v5.1": "2025-09-09"}
+# Publication dates of MLPerf Inference rounds known here (MLCommons' announcements). Not a list of rounds the
+# importer accepts: a round's date is also read from its data (a results table's date field) or given once
+# (--published ROUND=YYYY-MM-DD); v6.0 was released on 2026-04-01 (MLCommons' v6.0 announcement).
+ROUND_PUBLISHED = {
+    "v4.0": "2024-03-27", "v4.1": "2024-08-28", "v5.0": "2025-04-02", "v5.1": "2025-09-09", "v6.0": "2026-04-01",
+}  # fmt: skip
 # The system description fields kept with each run (the rest stays in the published tree).
 SYSTEM_FIELDS = (
     "system_name", "system_type", "status", "number_of_nodes", "accelerators_per_node", "accelerator_model_name",
     "accelerator_memory_capacity", "host_processor_model_name", "host_processors_per_node", "framework",
+    "weight_data_types",
 )  # fmt: skip
 _NO_ACCELERATOR = {"", "n/a", "na", "none", "-", "0"}
 
@@ -47,6 +53,13 @@ class ImportReport:
     skipped: Counter = field(default_factory=Counter)  # reason -> count
     example: dict = field(default_factory=dict)  # reason -> first path
 
+    held: Counter = field(default_factory=Counter)  # HeldReason -> count (stored, not ranked)
+    undeclared: int = 0  # stored under a benchmark name the registry does not declare
+
+    def hold(self, kind: str, where: str) -> None:
+        self.held[kind] += 1
+        self.example.setdefault(kind, where)
+
     def skip(self, reason: str, where: str) -> None:
         self.skipped[reason] += 1
         self.example.setdefault(reason, where)
@@ -56,13 +69,39 @@ class ImportReport:
         return sum(self.skipped.values())
 
 
-def published_at(round_name: str, override: datetime | None = None) -> datetime:
-    if override is not None:
-        return override
-    if round_name not in ROUND_PUBLISHED:
-        raise ValueError(f"no publication date known for round {round_name!r}: give --published YYYY-MM-DD")
-    day = datetime.fromisoformat(ROUND_PUBLISHED[round_name])
-    return day.replace(tzinfo=UTC)
+class MissingPublicationDate(ValueError):
+    """Rounds whose publication date is neither known, nor in their data, nor given; the message names them all."""
+
+    def __init__(self, rounds: list[str]):
+        self.rounds = rounds
+        example = " ".join(f"--published {name}=YYYY-MM-DD" for name in rounds)
+        super().__init__(
+            f"no publication date known for round(s) {', '.join(rounds)} (neither known here nor in the data): "
+            f"give it once, e.g. {example}"
+        )
+
+
+def published_at(record: Record, override: dict[str, datetime] | None = None) -> datetime:
+    """The round's publication date: given for the round, else the record's own (from its data), else known."""
+    if override and record.round in override:
+        return override[record.round]
+    text = record.published_on or ROUND_PUBLISHED.get(record.round)
+    if not text:
+        raise MissingPublicationDate([record.round])
+    return datetime.fromisoformat(text).replace(tzinfo=UTC)
+
+
+def _dated(records: list[Record], published: dict[str, datetime] | None) -> None:
+    """Every record dated (its ``published_on`` set, so a held record keeps its date), or one error naming every
+    round without a date, before anything is stored."""
+    missing = set()
+    for record in records:
+        try:
+            record.published_on = published_at(record, published).date().isoformat()
+        except MissingPublicationDate:
+            missing.add(record.round)
+    if missing:
+        raise MissingPublicationDate(sorted(missing))
 
 
 def run_id_for(record: Record) -> uuid.UUID:
@@ -91,6 +130,8 @@ class _Hardware:
     count: int
     variant: str = ""
     problem: str = ""
+    parts: list[str] = field(default_factory=list)  # every part the system names, as published
+    held: str = ""  # a HeldReason when the result is stored but not ranked
 
 
 class _Resolver:
@@ -123,19 +164,27 @@ class _Resolver:
             return self._match(host, count, kind="cpu", what="CPU-only system, host processor")
         entries = split_mixed(name)
         if len(entries) > 1:
-            matches = {
-                self._match(entry, 0, kind="accelerator", what="accelerator").accelerator for entry, _ in entries
-            }
-            if len(matches) != 1 or None in matches:
-                parts = ", ".join(entry for entry, _ in entries)
-                return _Hardware(None, name, 0, problem=f"mixed-accelerator system ({parts}): no single part")
+            matches = [self._match(entry, 0, kind="accelerator", what="accelerator") for entry, _ in entries]
+            found = {match.accelerator for match in matches}
+            same_name = len({parse_name(entry).model_words for entry, _ in entries}) == 1
+            if len(found) > 1 or (None in found and not same_name):
+                parts = [entry for entry, _ in entries]
+                counted = sum(count or 0 for _, count in entries)
+                return _Hardware(
+                    None, name, counted or per_node * nodes, parts=parts, held=HeldReason.MIXED_PARTS,
+                    problem=f"a system of several different parts ({', '.join(parts)}): every part named; "
+                    "never ranked per accelerator (its figure is the whole system's)",
+                )  # fmt: skip
         hint = _memory_gb(system.get("accelerator_memory_capacity"))
         return self._match(entries[0][0], per_node * nodes, kind="accelerator", what="accelerator", hint=hint)
 
     def _match(self, name, count, *, kind, what, hint=None) -> _Hardware:
         found = self._matcher.match(name, memory_hint_gb=hint, kind="cpu" if kind == "cpu" else None)
         if found.part is None:
-            return _Hardware(None, name, count, problem=f"{what} '{name}': {found.problem}")
+            return _Hardware(
+                None, name, count, parts=[name], held=HeldReason.NO_CATALOG_ENTRY,
+                problem=f"no catalog entry: {what} '{name}' ({found.problem}); ranked once the catalog has the part",
+            )  # fmt: skip
         return _Hardware(self._accelerators[found.part.key], name, count, variant="; ".join(found.variants))
 
 
@@ -168,20 +217,56 @@ def _system_samples_per_s(record: Record, scenario: str | None) -> float | None:
     return queries_per_s * per_query if queries_per_s else None
 
 
-def _point(run: BenchmarkRun, record: Record, count: int) -> OperatingPoint | None:
+# What a results-table row's point states as its latency where the table publishes none (it has no percentiles).
+_BOUND_MET = (
+    "the benchmark's Server p99 bound (mlperf.conf), which a VALID result met; the results table has no percentiles"
+)
+_NOT_PUBLISHED = (
+    "not published (the results table has no percentiles): stated as LoadGen's minimum run duration "
+    "(mlperf.conf min_duration), so that the point meets no latency bound"
+)
+
+
+def _unpublished_latency_ns(workload, scenario: str | None) -> tuple[float | None, str]:
+    """A latency for a point whose source publishes none, and what it is: the bound a VALID result met where the
+    scenario has one, else a figure no latency bound accepts."""
+    if scenario in (metrics.SERVER, metrics.INTERACTIVE) and workload.standard_slas_ms[0] is not None:
+        return float(workload.standard_slas_ms[0]) * 1e6, _BOUND_MET
+    conf_scenario = metrics.SERVER if scenario == metrics.INTERACTIVE else scenario  # LoadGen runs it as Server
+    minimum_ms = mlperf_conf.value("*", conf_scenario or "*", "min_duration")
+    return (float(minimum_ms) * 1e6 if minimum_ms else None), _NOT_PUBLISHED
+
+
+def _point(run: BenchmarkRun, record: Record, count: int, workload) -> OperatingPoint | None:
     f, scenario = record.figures, metrics.scenario_from_folder(record.scenario)
-    figure = float(record.value)
+    try:
+        figure, unit = metrics.figure_of(
+            value=record.value,
+            unit=record.unit,
+            metric=record.metric,
+            benchmark=record.mapped_benchmark or record.benchmark,
+        )
+    except (ValueError, metrics.MetricError):
+        return None
     samples = _system_samples_per_s(record, scenario)
-    if record.unit == "samples/s":
+    if unit == "samples/s":
         samples = figure
-    tokens = figure if record.unit == "tokens/s" else None
+    tokens = figure if unit == "tokens/s" else None
+    if samples is None and unit == "ns" and not f and figure > 0:
+        # A table's latency figure: queries one after another, of one sample (SingleStream) or 8 (MultiStream).
+        per_query = metrics.MULTI_STREAM_SAMPLES_PER_QUERY if scenario == metrics.MULTI_STREAM else 1
+        samples = per_query * 1e9 / figure
     throughput = (samples or tokens or 0) / count
     if throughput <= 0:
         return None
     latency = {p: _float(f, f"result_{p}.00_percentile_latency_ns") for p in ("50", "90", "99")}
-    headline = figure if record.unit == "ns" else None
+    headline = figure if unit == "ns" else None
     p50 = latency["50"] or latency["90"] or headline or _float(f, "result_mean_latency_ns")
     p99 = latency["99"] or headline or latency["90"] or _float(f, "result_max_latency_ns")
+    latency_basis = "the run's log"
+    if p50 is None and p99 is None and not f:
+        p50, latency_basis = _unpublished_latency_ns(workload, scenario)
+        p99 = p50
     if p50 is None or p99 is None:
         return None
     return OperatingPoint(
@@ -204,6 +289,7 @@ def _point(run: BenchmarkRun, record: Record, count: int) -> OperatingPoint | No
             "latency_bound_ns": _float(f, "effective_target_latency_ns") if scenario != metrics.OFFLINE else None,
             "ttft_bound_ns": _float(f, "requested_server_ttft_latency"),
             "tpot_bound_ns": _float(f, "requested_server_tpot_latency"),
+            "latency_basis": latency_basis,
         },
     )  # fmt: skip
 
@@ -237,16 +323,26 @@ def _backend(framework: str) -> str:
     return words[0][:32] if words else "unspecified"
 
 
-def import_records(records: list[Record], *, published: datetime | None = None) -> ImportReport:
-    """Store every storable record not stored yet; count the rest by reason. One transaction."""
+def import_records(records: list[Record], *, published: dict[str, datetime] | None = None) -> ImportReport:
+    """Store every storable record not stored yet: as a run, or held with its reason (an accelerator the catalog
+    does not know yet, a system of several parts); count what cannot be stored by reason. One transaction.
+    `published` gives rounds' publication dates (round -> date) where neither the data nor ROUND_PUBLISHED does."""
+    _dated(records, published)
     report, resolver = ImportReport(), _Resolver()
     ids = {run_id_for(record) for record in records}
     stored = set(BenchmarkRun.objects.filter(pk__in=ids).values_list("pk", flat=True))
-    runs, points, results = [], [], []
+    already_held = set(HeldPublishedResult.objects.filter(pk__in=ids).values_list("pk", flat=True))
+    runs, points, results, held = [], [], [], []
     for record in records:
-        reason, built = _build(record, resolver, stored, published)
+        reason, built = _build(record, resolver, stored)
         if reason == "already imported":
             report.already_imported += 1
+        elif isinstance(built, HeldPublishedResult):
+            if built.pk in already_held:
+                report.already_imported += 1
+            else:
+                held.append(built)
+                report.hold(built.reason_kind, record.source_path or f"{record.submitter}/{record.system}")
         elif reason:
             report.skip(reason, record.source_path or f"{record.submitter}/{record.system}")
         else:
@@ -258,13 +354,17 @@ def import_records(records: list[Record], *, published: datetime | None = None) 
         BenchmarkRun.objects.bulk_create(runs, batch_size=500)
         OperatingPoint.objects.bulk_create(points, batch_size=500)
         PublishedResult.objects.bulk_create(results, batch_size=500)
+        HeldPublishedResult.objects.bulk_create(held, batch_size=500)
+        # A held result stored as a run now (its part entered the catalog): no longer held.
+        HeldPublishedResult.objects.filter(pk__in=[run.pk for run in runs]).delete()
     report.imported = len(runs)
+    report.undeclared = sum(1 for run in runs if run.model_class == workloads.UNDECLARED)
     if runs:  # bulk inserts send no post_save: what listens (accounting's cost snapshots) hears it once
         published_stored.send(sender=BenchmarkRun, run_ids=[run.pk for run in runs])
     return report
 
 
-def _build(record: Record, resolver: _Resolver, stored: set, published: datetime | None):
+def _build(record: Record, resolver: _Resolver, stored: set):
     run_id = run_id_for(record)
     if run_id in stored:
         return "already imported", None
@@ -272,22 +372,32 @@ def _build(record: Record, resolver: _Resolver, stored: set, published: datetime
         return record.problem, None
     if not record.valid:
         return "result is not VALID", None
+    name = record.mapped_benchmark or record.benchmark
+    folder = metrics.scenario_from_folder(record.scenario)
+    if folder is None:
+        return f"scenario folder '{record.scenario}' is no MLPerf scenario", None
     try:
-        benchmark = workloads.published_benchmark(record.mapped_benchmark or record.benchmark)
-    except workloads.UnknownWorkload:
-        return f"benchmark '{record.mapped_benchmark or record.benchmark}' maps to no registered workload", None
+        figure_unit = metrics.standard_figure(record.value, record.unit)[1]
+    except (ValueError, metrics.MetricError) as exc:
+        return f"the published figure '{record.value} {record.unit}' is unreadable: {exc}", None
+    try:
+        benchmark = workloads.published_benchmark(name)
+        workload, variant = benchmark.workload, benchmark.variant
+    except workloads.UnknownWorkload:  # open world: stored under its MLPerf name, ranked only against itself
+        unit = workloads.Unit.OUTPUT_TOKENS if figure_unit == "tokens/s" else workloads.Unit.SAMPLES
+        workload = workloads.undeclared_workload(workloads.undeclared_id(name)[:64], unit=unit)
+        variant = "interactive" if "-interactive" in workloads.normalise_benchmark_name(name) else ""
     system = record.system_description
     if system.get("_problem"):
         return system["_problem"], None
     hardware = resolver.resolve(system)
+    if hardware.held:
+        return hardware.problem, _held(record, run_id, hardware)
     if hardware.problem:
         return hardware.problem, None
     if hardware.count < 1:
         return "the system description gives no accelerator count", None
-    at = published_at(record.round, published)
-    folder = metrics.scenario_from_folder(record.scenario)
-    if folder is None:
-        return f"scenario folder '{record.scenario}' is no MLPerf scenario", None
+    at = published_at(record)
     environment = {key: system.get(key) for key in SYSTEM_FIELDS if key in system}
     payload = record.as_dict()
     digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
@@ -295,14 +405,14 @@ def _build(record: Record, resolver: _Resolver, stored: set, published: datetime
         id=run_id, origin=RunOrigin.EXTERNAL,
         external_source=f"MLPerf {record.round}, {record.submitter}, {record.system}"[:255],
         accelerator=hardware.accelerator, accelerator_count=hardware.count,
-        device_name=hardware.name[:255], workload_name=benchmark.workload.id,
-        model_class=benchmark.workload.model_class, size="published", scenario=_run_scenario(folder, benchmark.variant),
+        device_name=hardware.name[:255], workload_name=workload.id,
+        model_class=workload.model_class, size="published", scenario=_run_scenario(folder, variant),
         backend=_backend(str(system.get("framework") or "")), precision="unspecified",
         started_at=at, finished_at=at, loadgen_valid=True, accuracy_passed=None,
-        environment=environment, settings=_settings(record, benchmark.variant), payload=payload,
+        environment=environment, settings=_settings(record, variant), payload=payload,
         payload_sha256=digest,
     )  # fmt: skip
-    point = _point(run, record, hardware.count)
+    point = _point(run, record, hardware.count, workload)
     if point is None:
         return "the log has no throughput or latency to derive a per-accelerator figure from", None
     result = PublishedResult(
@@ -311,6 +421,19 @@ def _build(record: Record, resolver: _Resolver, stored: set, published: datetime
         benchmark=record.benchmark, scenario=record.scenario, metric=record.metric, value=record.value,
         unit=record.unit, inferred_from=record.inferred_from, accelerator_name=hardware.name[:255],
         accelerator_variant=hardware.variant[:255], accelerators_per_system=hardware.count,
-        source_path=record.source_path,
+        source_path=record.source_path, availability=record.availability[:16], table_value=record.table_value[:40],
+        table_unit=record.table_unit[:32],
     )  # fmt: skip
     return "", (run, point, result)
+
+
+def _held(record: Record, run_id: uuid.UUID, hardware: _Hardware) -> HeldPublishedResult:
+    system = record.system_description
+    return HeldPublishedResult(
+        run_id=run_id, round=record.round, division=record.division, submitter=record.submitter,
+        system=record.system, system_name=str(system.get("system_name") or "")[:255], benchmark=record.benchmark,
+        scenario=record.scenario, metric=record.metric, value=record.value, unit=record.unit,
+        accelerator_names=hardware.parts, accelerators_per_system=hardware.count or None,
+        availability=record.availability[:16], reason_kind=hardware.held, reason=hardware.problem,
+        source_path=record.source_path[:512], record=record.as_dict(),
+    )  # fmt: skip

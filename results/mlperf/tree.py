@@ -70,6 +70,10 @@ class Record:
     system_description: dict = field(default_factory=dict)
     figures: dict = field(default_factory=dict)  # other log keys (latencies, samples/s, bounds), as text
     problem: str = ""  # why it cannot be read, when it cannot
+    availability: str = ""  # available, preview or rdi (the system description's status, lower-case)
+    published_on: str = ""  # the round's publication date (ISO), where the data or the importer states it
+    table_value: str = ""  # MLCommons' results table's figure for this result, as published
+    table_unit: str = ""  # ... and its unit ('Tokens/s', 'Latency (ms)')
 
     def as_dict(self) -> dict:
         return {name: getattr(self, name) for name in _RECORD_FIELDS}
@@ -183,6 +187,7 @@ def read_tree(root: Path, *, round_name: str) -> list[Record]:
                 mapped_benchmark=str(mapping.get(benchmark_dir.name) or ""),
                 system_description=systems.get(system, {"_problem": f"no systems/{system}.json"}),
             )  # fmt: skip
+            record.availability = str(record.system_description.get("status") or "").strip().lower()
             _read_run(record, run_dir, division_dir.parent)  # paths as in the published repository
             records.append(record)
     return records

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from results.models import BenchmarkRun, PublishedResult
+from results.models import BenchmarkRun, HeldPublishedResult, PublishedResult
 
 pytestmark = pytest.mark.django_db
 
@@ -151,7 +151,7 @@ def test_it_adds_nothing_on_reimport(full_catalog):
     assert PublishedResult.objects.count() == count
 
 
-def test_it_reports_each_reason_once_with_its_count_and_strict_fails(full_catalog, tmp_path):
+def test_it_holds_an_unknown_part_and_a_mixed_system_with_each_reason_once(full_catalog, tmp_path):
     tree = tmp_path / "inference_results_v4.1"
     shutil.copytree(V41, tree)
     system = tree / "closed/UntetherAI/systems/h13_u1_slim.json"
@@ -164,11 +164,26 @@ def test_it_reports_each_reason_once_with_its_count_and_strict_fails(full_catalo
         )
     )
     output = _run("import_mlperf", str(tree))
-    assert "2 imported, 0 already imported, 4 skipped" in output
-    assert output.count("Acme Quantum-1") == 1
-    assert "skipped    3 x accelerator 'Acme Quantum-1': not in the catalog" in output
-    assert "skipped    1 x mixed-accelerator system (AMD Instinct MI325X 256GB HBM3E" in output
-    with pytest.raises(CommandError, match="--strict: 4 result"):
+    assert "2 imported, 0 already imported, 0 skipped" in output
+    assert "4 held (stored as published, not ranked)" in output
+    assert "held    3 x no catalog entry" in output and "held    1 x mixed parts" in output
+    mixed = HeldPublishedResult.objects.get(system="1xMI300X_2xEPYC-9374F")
+    assert mixed.accelerator_names == ["AMD Instinct MI325X 256GB HBM3E", "AMD Instinct MI300X 192GB HBM3"]
+    assert mixed.accelerators_per_system == 16 + 8
+    assert "never ranked per accelerator" in mixed.reason
+    unknown = HeldPublishedResult.objects.filter(reason__contains="no catalog entry: accelerator 'Acme Quantum-1'")
+    assert unknown.count() == 3
+    assert "0 imported, 6 already imported" in _run("import_mlperf", str(tree))  # held ones are not held twice
+
+
+def test_it_reports_each_skip_reason_once_with_its_count_and_strict_fails(full_catalog, tmp_path):
+    tree = tmp_path / "inference_results_v4.1"
+    shutil.copytree(V41, tree)
+    for log in tree.glob("closed/UntetherAI/results/*/resnet50/*/performance/run_1/mlperf_log_*.txt"):
+        log.unlink()
+    output = _run("import_mlperf", str(tree))
+    assert "3 x no mlperf_log_detail.txt or mlperf_log_summary.txt" in output
+    with pytest.raises(CommandError, match="--strict: 3 result"):
         _run("import_mlperf", str(tree), "--strict")
 
 

@@ -3,6 +3,7 @@ from pathlib import Path
 from inferledger.commands import InputCheckedCommand
 from results.management.commands.import_mlperf import print_report
 from results.mlperf import shipped
+from results.mlperf.adopt import adopt_stored
 from results.mlperf.store import import_records
 
 
@@ -19,3 +20,6 @@ class Command(InputCheckedCommand):
         records, sources = shipped.read(file)
         self.stdout.write(f"published results from {file.name} ({', '.join(s['name'] for s in sources)}):")
         print_report(self, import_records(records), strict=strict)
+        adopted = adopt_stored()  # results of an earlier release's file that this release declares or catalogues
+        if adopted.imported:
+            self.stdout.write(f"{adopted.imported} stored earlier now declared or in the catalog, taken up")
