@@ -16,7 +16,7 @@ A runway of 2 or more means the measured point uses under half of what the devic
 (batching, kernels, precision) is likely cheaper than buying more units.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
 from accounting import deployable_unit, policy
@@ -59,11 +59,29 @@ class Option:
 
 
 @dataclass(frozen=True)
+class LeftOut:
+    """A ranked row purchase advice leaves out, and why."""
+
+    row: RankingRow
+    reason: str
+
+
+@dataclass(frozen=True)
 class Plan:
     workload: Workload
     target: token_model.TargetLoad
     token_lengths: token_model.TokenLengths | None
     options: list[Option]
+    left_out: list[LeftOut] = field(default_factory=list)
+
+
+# MLPerf's availability categories: 'preview' systems were not yet available when submitted (they must be within
+# 180 days), 'rdi' ones are research, development or internal; purchase advice rests on what can be bought.
+PREVIEW = "preview"
+PREVIEW_REASON = (
+    "a preview system (not yet available when its result was submitted): left out of purchase advice; "
+    "include_preview=true to include it"
+)
 
 
 def optimisation_runway(row: RankingRow) -> Runway:
@@ -132,15 +150,17 @@ def recommend(
     as_of=None,
     published: policy.Published = policy.DEFAULT_PUBLISHED,
     concurrent_sequences: int | None = None,
+    include_preview: bool = False,
 ) -> Plan:
-    """Options across the allowed price kinds, cheapest per month first; over-budget ones flagged, not hidden."""
+    """Options across the allowed price kinds, cheapest per month first; over-budget ones flagged, not hidden;
+    published results of preview systems left out (with the reason) unless `include_preview`."""
     costing.to_decimal(annual_volume, "annual_volume")
     chosen = policy.resolve_workload(workload=workload, model_class=model_class)
     target, lengths = target_for(
         chosen, target_qps=target_qps, target_output_tokens_per_s=target_output_tokens_per_s,
         input_tokens_per_request=input_tokens_per_request, output_tokens_per_request=output_tokens_per_request,
     )  # fmt: skip
-    options = []
+    options, left_out = [], []
     for kind in price_kinds:
         result = ranking(
             workload=chosen.id, sla_p99_ms=sla_p99_ms, ttft_p99_ms=ttft_p99_ms, tpot_p99_ms=tpot_p99_ms,
@@ -148,6 +168,9 @@ def recommend(
             input_tokens_per_request=input_tokens_per_request, output_tokens_per_request=output_tokens_per_request,
         )  # fmt: skip
         for row in result.rows:
+            if not include_preview and row.published is not None and row.published.availability == PREVIEW:
+                left_out.append(LeftOut(row, PREVIEW_REASON))
+                continue
             unit = deployable_unit.smallest_unit(
                 chosen, row.accelerator, precision=row.run.precision, measured_accelerators=row.accelerator_count,
                 concurrent_sequences=concurrent_sequences,
@@ -167,7 +190,7 @@ def recommend(
             assumption = f"{unit.assumption(chosen, row.accelerator)}; sold as {priced.sold_as}"
             options.append(Option(row, size, over, optimisation_runway(row), unit, priced, assumption))
     options.sort(key=lambda option: (option.capacity.monthly_usd, str(option.row.accelerator), option.row.source))
-    return Plan(chosen, target, lengths, options)
+    return Plan(chosen, target, lengths, options, left_out)
 
 
 def cost_per_million_at_load(option: Option, *, target_qps, annual_volume) -> Decimal:

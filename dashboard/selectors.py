@@ -39,6 +39,7 @@ class PublishedFigure:
     submitter: str = ""
     system: str = ""
     source_path: str = ""
+    availability: str = ""  # available, preview or rdi, as MLPerf states it
 
     @property
     def is_throughput(self) -> bool:
@@ -101,7 +102,7 @@ def run_page(run_id, *, sla: Sla | None = None, point_index=None) -> RunPage:
         published = PublishedFigure(
             record.value, record.unit, record.metric, record.accelerators_per_system, round=record.round,
             division=record.division, submitter=record.submitter, system=record.system_name or record.system,
-            source_path=record.source_path,
+            source_path=record.source_path, availability=record.availability,
         )  # fmt: skip
     return RunPage(
         run, points, sla.p99_ms, sla, chosen, reason, focus, nvml, unavailable, unit.replace("_", " "), throughput,

@@ -54,6 +54,11 @@ class RecommendationRequestSerializer(PublishedQueryMixin, WorkloadQueryMixin, C
         min_value=1, max_value=100_000, required=False,
         help_text="LLM workloads: sequences one unit serves at once, which sizes its KV cache; default 32.",
     )  # fmt: skip
+    include_preview = serializers.BooleanField(
+        default=False,
+        help_text="Include published results of preview systems (not yet available when submitted); left out of "
+        "purchase advice by default, listed under left_out with the reason.",
+    )
 
 
 class RunwaySerializer(serializers.Serializer):
@@ -89,6 +94,11 @@ class RecommendationOptionSerializer(serializers.Serializer):
     optimisation_runway = RunwaySerializer(source="runway")
 
 
+class LeftOutSerializer(serializers.Serializer):
+    option = RankingRowSerializer(source="row")
+    reason = serializers.CharField()
+
+
 class TargetSerializer(serializers.Serializer):
     throughput_per_s = serializers.DecimalField(max_digits=24, decimal_places=6, help_text="In the workload's unit.")
     basis = serializers.CharField()
@@ -101,6 +111,7 @@ class RecommendationResponseSerializer(serializers.Serializer):
     currency = serializers.CharField()
     max_utilization = serializers.DecimalField(max_digits=7, decimal_places=6)
     options = RecommendationOptionSerializer(many=True)
+    left_out = LeftOutSerializer(many=True, help_text="Ranked rows left out of the advice, each with the reason.")
 
 
 class ComparisonRequestSerializer(serializers.Serializer):

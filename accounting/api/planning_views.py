@@ -48,7 +48,7 @@ class RecommendationView(APIView):
         ]  # fmt: skip
         body = {
             "workload": plan.workload, "target": plan.target, "token_lengths": plan.token_lengths, "currency": "USD",
-            "max_utilization": data["max_utilization"], "options": rows,
+            "max_utilization": data["max_utilization"], "options": rows, "left_out": plan.left_out,
         }  # fmt: skip
         return Response(RecommendationResponseSerializer(body).data)
 

@@ -197,7 +197,7 @@ class PublishedRefSerializer(serializers.ModelSerializer):
         model = PublishedResult
         fields = [
             "round", "division", "submitter", "system", "benchmark", "scenario", "metric", "value", "unit",
-            "accelerators_per_system", "source_path",
+            "accelerators_per_system", "source_path", "availability",
         ]  # fmt: skip
 
 

@@ -163,7 +163,7 @@ class Matcher:
         if not wanted.model_words:
             return Match(None, problem=f"'{name}' names no model")
         memory = wanted.memory_gb or memory_hint_gb
-        candidates = []
+        candidates: list[tuple[CatalogPart, ParsedName]] = []
         for part, parsed in self._parts:
             if kind and (part.kind == "cpu") != (kind == "cpu"):
                 continue

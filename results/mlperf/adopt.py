@@ -47,19 +47,7 @@ def adopt_stored() -> ImportReport:
         return import_records(records)
 
 
-_scheduled = False
-
-
 def adopt_after_commit(**kwargs) -> None:
-    """Once per transaction that adds catalog parts: adopt what they may match, after it commits."""
-    global _scheduled
-    if _scheduled:
-        return
-    _scheduled = True
-
-    def run():
-        global _scheduled
-        _scheduled = False
-        adopt_stored()
-
-    transaction.on_commit(run)
+    """After the transaction that adds a catalog part commits: adopt what it may match (a no-op when nothing is
+    held or undeclared; a rolled-back transaction adopts nothing)."""
+    transaction.on_commit(adopt_stored)
