@@ -43,7 +43,10 @@ def test_the_workload_picker_says_which_results_each_workload_has(page):
     text = page("/").content.decode()
     assert '<optgroup label="Published results only">' in text
     assert '<optgroup label="No results yet">' in text
-    assert "llama2-70b-99: published on 10 accelerators</option>" in text
+    assert "llama2-70b-99: published on 16 accelerators</option>" in text  # v4.1 to v6.1
+    # The 2026 workloads, with their accelerator counts (v6.0 trees and both results tables).
+    assert "gpt-oss-120b: published on 11 accelerators</option>" in text
+    assert "deepseek-r1: published on 6 accelerators</option>" in text
 
 
 def test_published_none_ranks_measured_runs_only_and_the_csv_says_so(page):
