@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 from accounting.pricing.money import usd_text
 from accounting.serving.front import front_curve
 
-from .figures import LAYOUT
+from .figures import LAYOUT, LEGEND_MAX_ROWS
 
 PALETTE = ("#3a6ea5", "#c8553d", "#5b8c5a", "#e0a030", "#7a4fa0", "#2a9d8f", "#8c564b", "#d6589f", "#6c757d")
 
@@ -52,12 +52,14 @@ def serving_fronts(ranking) -> go.Figure:
         **LAYOUT,
     )
     colors = {}
-    for index, group in enumerate(g for g in ranking.fronts if g.front.points):
+    drawn = [g for g in ranking.fronts if g.front.points]
+    for index, group in enumerate(drawn):
         color = colors[group.label] = PALETTE[index % len(PALETTE)]
         points, curve = group.front.points, front_curve(group.front)
         fig.add_scatter(
             x=[x for x, _ in curve], y=[y for _, y in curve], mode="lines", name=group.label,
             legendgroup=group.label, line={"color": color}, hoverinfo="skip",
+            showlegend=index < LEGEND_MAX_ROWS,  # a legend never taller than its plot; the rest named on hover
         )  # fmt: skip
         fig.add_scatter(
             x=[p.interactivity_tps_per_user for p in points], y=[p.output_tokens_per_s_per_accelerator for p in points],
@@ -87,4 +89,8 @@ def serving_fronts(ranking) -> go.Figure:
         annotation_position="top right",
     )  # fmt: skip
     fig.update_layout(legend={"orientation": "v", "y": 1, "x": 1.02}, margin={"r": 280})
+    if len(drawn) > LEGEND_MAX_ROWS:
+        title = fig.layout.title.text or ""
+        more = len(drawn) - LEGEND_MAX_ROWS
+        fig.update_layout(title_text=f"{title}<br><sup>{more} more fronts drawn, named on hover</sup>")
     return fig
