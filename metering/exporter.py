@@ -131,7 +131,8 @@ def health_families() -> list[GaugeMetricFamily]:
     )
     for agent in Agent.objects.all():
         agent_up.add_metric([agent.name], 1 if agent.status == "online" else 0)
-        agent_seen.add_metric([agent.name], agent.last_seen_at.timestamp())
+        if agent.last_seen_at is not None:  # an enrolled agent that has not spoken yet has no last heartbeat
+            agent_seen.add_metric([agent.name], agent.last_seen_at.timestamp())
     control_up = GaugeMetricFamily(
         "inferledger_control_worker_up", "1 when the control worker's heartbeat is recent, else 0.", labels=["hostname"]
     )

@@ -1,15 +1,19 @@
-"""Celery entry points: thin, by id, idempotent (a period already stored is returned, not metered twice)."""
+"""Celery entry points: thin, by id, idempotent (a period already stored is returned, not metered twice).
+
+Control tasks like every other (agents.tasks.control_task): a database outage is waited out in-process, never
+with countdown retries that a Redis restart would lose."""
 
 import logging
 
-from celery import shared_task
 from django.utils import timezone
+
+from agents.tasks import control_task
 
 logger = logging.getLogger(__name__)
 
 
-@shared_task(name="metering.meter_deployment", acks_late=True)
-def meter_deployment(deployment_id: int) -> int | None:
+@control_task("metering.meter_deployment")
+def meter_deployment(self, deployment_id: int) -> int | None:
     """Meter the previous UTC day of the deployment (the daily schedule's firing); the stored period's id."""
     from .models import Deployment
     from .services import MeteringError, period_meter, previous_utc_day

@@ -136,3 +136,19 @@ def test_the_grafana_dashboard_reads_only_metrics_the_export_serves(client, sett
     }
 
     assert queried - set(_samples(client)) == set()
+
+
+def test_an_enrolled_agent_that_never_spoke_is_down_with_no_last_heartbeat(client, settings):
+    """An agent enrolled but never heard from has no last heartbeat (null): the export says it is down and
+    gives no timestamp for it, instead of failing the whole scrape."""
+    from agents.registry import agent_enroll
+
+    settings.INFERLEDGER_METRICS_TOKEN, settings.INFERLEDGER_METRICS_OPEN = "", True
+    agent_enroll(name="new-host")
+
+    samples = _samples(client)
+
+    assert samples["inferledger_agent_up"] == [({"agent": "new-host"}, 0.0)]
+    assert "inferledger_agent_last_seen_timestamp_seconds" not in samples or not any(
+        labels["agent"] == "new-host" for labels, _ in samples["inferledger_agent_last_seen_timestamp_seconds"]
+    )
