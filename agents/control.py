@@ -9,12 +9,15 @@ message is requeued, never dropped.
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from celery import shared_task
+from celery.exceptions import Reject
 from django.conf import settings
 from django.db import IntegrityError, InterfaceError, OperationalError, connections, transaction
 from django.db.models import F
@@ -137,3 +140,39 @@ def report_nonces_prune(*, now: datetime | None = None) -> int:
     horizon = now - timedelta(seconds=settings.INFERLEDGER_AGENT_MESSAGE_MAX_AGE_S + CLOCK_SKEW_MAX_S)
     deleted, _by_model = AgentReportNonce.objects.filter(signed_at__lt=horizon).delete()
     return deleted
+
+
+# Control tasks wait out a database outage in-process; their limits cover that wait plus the work.
+CONTROL_TASK = {
+    "soft_time_limit": settings.INFERLEDGER_DB_OUTAGE_MAX_S + settings.CELERY_TASK_SOFT_TIME_LIMIT,
+    "time_limit": settings.INFERLEDGER_DB_OUTAGE_MAX_S + settings.CELERY_TASK_TIME_LIMIT,
+}
+
+
+def control_task(name: str, *, atomic: bool = False):
+    """A control-plane task (bound) that waits out a database outage and is requeued past the limit.
+
+    ``atomic``: the task runs in one transaction, so a report whose effect is rolled back by a database error
+    is checked again (its nonce not yet spent) when the call is retried.
+    """
+
+    def decorate(fn):
+        @functools.wraps(fn)
+        def body(self, *args, **kwargs):
+            self.request.received_at = time.time()  # a report's age is counted to here, not to after an outage
+
+            def call():
+                if not atomic:
+                    return fn(self, *args, **kwargs)
+                with transaction.atomic():
+                    return fn(self, *args, **kwargs)
+
+            try:
+                return through_database_outage(call, what=name, eager=bool(self.request.is_eager))
+            except DatabaseOutageTooLong as exc:
+                logger.error("%s; the message goes back to its queue", exc)
+                raise Reject(str(exc), requeue=True) from exc
+
+        return shared_task(bind=True, name=name, **CONTROL_TASK)(body)
+
+    return decorate

@@ -8,29 +8,23 @@ Every other task here runs on the control worker, through database outages (agen
 
 from __future__ import annotations
 
-import functools
 import logging
 import math
 import time
 import traceback
 
 from celery import shared_task
-from celery.exceptions import Reject, SoftTimeLimitExceeded
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import transaction
 from django.utils.crypto import constant_time_compare, salted_hmac
 
 from . import signing
-from .control import CheckedReport, DatabaseOutageTooLong, checked_report, through_database_outage
+from .control import CheckedReport, checked_report, control_task
 from .jobs import RUN_JOB_TASK
 
 logger = logging.getLogger(__name__)
 
-# Control tasks wait out a database outage in-process; their limits cover that wait plus the work.
-CONTROL_TASK = {
-    "soft_time_limit": settings.INFERLEDGER_DB_OUTAGE_MAX_S + settings.CELERY_TASK_SOFT_TIME_LIMIT,
-    "time_limit": settings.INFERLEDGER_DB_OUTAGE_MAX_S + settings.CELERY_TASK_TIME_LIMIT,
-}
 # job_finished waits for the job's results (separate messages) in short in-process polls, re-queueing
 # itself behind them between polls (never a countdown message), for at most FINISH_WAIT_S in all.
 FINISH_POLL_S, FINISH_WAIT_S = 5.0, 120.0
@@ -41,35 +35,6 @@ REPORT_RETRY_POLICY = {
     "interval_step": 1,
     "interval_max": 5,
 }
-
-
-def control_task(name: str, *, atomic: bool = False):
-    """A control-plane task (bound) that waits out a database outage and is requeued past the limit.
-
-    ``atomic``: the task runs in one transaction, so a report whose effect is rolled back by a database error
-    is checked again (its nonce not yet spent) when the call is retried.
-    """
-
-    def decorate(fn):
-        @functools.wraps(fn)
-        def body(self, *args, **kwargs):
-            self.request.received_at = time.time()  # a report's age is counted to here, not to after an outage
-
-            def call():
-                if not atomic:
-                    return fn(self, *args, **kwargs)
-                with transaction.atomic():
-                    return fn(self, *args, **kwargs)
-
-            try:
-                return through_database_outage(call, what=name, eager=bool(self.request.is_eager))
-            except DatabaseOutageTooLong as exc:
-                logger.error("%s; the message goes back to its queue", exc)
-                raise Reject(str(exc), requeue=True) from exc
-
-        return shared_task(bind=True, name=name, **CONTROL_TASK)(body)
-
-    return decorate
 
 
 def send_report(task, *args) -> None:
