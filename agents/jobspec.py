@@ -106,9 +106,18 @@ def _user_workload_spec_errors(spec: dict) -> dict[str, str]:
     return errors
 
 
+def unknown_field_errors(data: dict, known) -> dict[str, str]:
+    """Each key of ``data`` that is not a known field, named: a misspelt or nested field is refused, never dropped
+    (``scenario`` for ``scenarios`` would otherwise run everything the field left open)."""
+    known = tuple(known)
+    return {str(key): f"unknown field; known: {', '.join(known)}" for key in data if key not in known}
+
+
 def spec_errors(spec: dict, *, time_limit_max_s: int) -> dict[str, str]:
     """Each problem of a spec, keyed by field; empty when the spec can be planned."""
-    errors: dict[str, str] = {}
+    if not isinstance(spec, dict):
+        return {"spec": f"expected a mapping of spec fields, got {type(spec).__name__}"}
+    errors: dict[str, str] = unknown_field_errors(spec, SPEC_FIELDS)
     if spec.get("user_workload") is not None:
         errors |= _user_workload_spec_errors(spec)
     if spec.get("endpoint") is not None:

@@ -7,6 +7,8 @@ checks.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from django.db import IntegrityError, transaction
 
 import workloads as registry
@@ -15,8 +17,16 @@ from .models import UserWorkload
 
 
 def user_workload_validate(declaration) -> registry.UserWorkloadSpec:
-    """The declaration as a spec; raises UserWorkloadError naming each bad field (the path must be absolute)."""
-    return registry.parse_spec(declaration, base_dir=None, check_files=False)
+    """The declaration as a spec; raises UserWorkloadError naming each bad field (the path must be absolute).
+
+    The file is on the agent host; where it is also here (the embedded default's one host), it is checked
+    against the declaration now (an ONNX graph's inputs), not first at run time."""
+    spec = registry.parse_spec(declaration, base_dir=None, check_files=False)
+    if Path(spec.path).exists():
+        errors = registry.file_errors(spec)
+        if errors:
+            raise registry.UserWorkloadError(errors)
+    return spec
 
 
 def user_workload_differences(spec: registry.UserWorkloadSpec) -> dict[str, tuple]:

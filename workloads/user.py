@@ -262,7 +262,49 @@ def file_errors(spec: UserWorkloadSpec) -> list[tuple[str, str]]:
         return [("path", f"{path} is not a file")]
     if path.suffix not in FILE_SUFFIXES[fmt]:
         return [("path", f"a {fmt} file ends in {' or '.join(FILE_SUFFIXES[fmt])}, not {path.name!r}")]
-    return []
+    return onnx_input_errors(path, spec.inputs) if fmt == "onnx" else []
+
+
+# ONNX's TensorProto element types, by the declaration's dtype names.
+ONNX_DTYPES = {"float32": 1, "int32": 6, "int64": 7, "bool": 9, "float16": 10, "bfloat16": 16}
+
+
+def onnx_input_errors(path: Path, inputs) -> list[tuple[str, str]]:
+    """The declared inputs against the graph's own (names, rank, fixed dimensions, element type), read with
+    onnx's loader without the weights: a contradiction is named at declaration, not met at run time."""
+    import onnx
+
+    try:
+        graph = onnx.load(str(path), load_external_data=False).graph
+    except Exception as exc:  # noqa: BLE001 - any parse failure is the file's fault
+        return [("path", f"not a readable ONNX model: {exc}")]
+    initializers = {i.name for i in graph.initializer}
+    graph_inputs = {i.name: i.type.tensor_type for i in graph.input if i.name not in initializers}
+    errors = []
+    for n, declared in enumerate(inputs):
+        tensor = graph_inputs.get(declared["name"])
+        if tensor is None:
+            errors.append((f"inputs[{n}].name", f"{declared['name']!r} is not an input of {path.name} (its inputs: "
+                                                f"{', '.join(graph_inputs)})"))  # fmt: skip
+            continue
+        dims = ["batch" if d.dim_param or not d.HasField("dim_value") else d.dim_value for d in tensor.shape.dim]
+        graph_shape = "[" + ", ".join(map(str, dims)) + "]"
+        if len(dims) != len(declared["shape"]):
+            errors.append((f"inputs[{n}].shape", f"{len(declared['shape'])} dimensions, but {path.name} gives "
+                                                 f"{declared['name']} {len(dims)}: {graph_shape}"))  # fmt: skip
+        else:
+            # The first dimension is the batch the harness sweeps; the others the graph may fix.
+            for k, (ours, theirs) in enumerate(zip(declared["shape"][1:], dims[1:], strict=True), start=1):
+                if isinstance(theirs, int) and theirs != ours:
+                    errors.append((f"inputs[{n}].shape", f"dimension {k} is {ours}, but {path.name} fixes it at "
+                                                         f"{theirs}: {graph_shape}"))  # fmt: skip
+        if tensor.elem_type and ONNX_DTYPES.get(declared["dtype"]) != tensor.elem_type:
+            theirs = onnx.TensorProto.DataType.Name(tensor.elem_type).lower()
+            errors.append((f"inputs[{n}].dtype", f"{declared['dtype']}, but {path.name} takes {theirs}"))
+    missing = [name for name in graph_inputs if name not in {i["name"] for i in inputs}]
+    if missing:
+        errors.append(("inputs", f"the model also needs {', '.join(missing)}"))
+    return errors
 
 
 def _causal_lm_errors(config_path: Path, llm: dict) -> list[tuple[str, str]]:

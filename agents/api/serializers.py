@@ -9,11 +9,23 @@ from hardware_catalog.models import Accelerator
 from hardware_catalog.selectors import accelerator_named as catalog_accelerator
 
 from ..jobs import spec_for_agent
-from ..jobspec import MAX_BATCH_SIZE, MAX_SWEEP_POINTS, SPEC_FIELDS, spec_errors
+from ..jobspec import MAX_BATCH_SIZE, MAX_SWEEP_POINTS, SPEC_FIELDS, spec_errors, unknown_field_errors
 from ..models import Agent, Endpoint, Job, JobSchedule, UserWorkload
 from ..schedules import MAX_EVERY_S, MAX_SCHEDULE_NAME_LENGTH, MIN_EVERY_S
 
 SPEC_SERIALIZER_FIELDS = [*SPEC_FIELDS, "agent", "accelerator"]
+
+
+class RefusesUnknownFields(serializers.Serializer):
+    """A 400 naming each field the serializer does not have: DRF drops unknown keys by default, so a misspelt
+    ``scenario`` (for ``scenarios``) or a nested ``{"spec": ...}`` would silently become the default suite."""
+
+    def to_internal_value(self, data):
+        if hasattr(data, "keys"):
+            errors = unknown_field_errors(dict.fromkeys(data.keys()), self.fields)
+            if errors:
+                raise serializers.ValidationError(errors)
+        return super().to_internal_value(data)
 
 
 class AgentSerializer(serializers.ModelSerializer):
@@ -30,7 +42,7 @@ class AgentSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class SpecSerializer(serializers.ModelSerializer):
+class SpecSerializer(RefusesUnknownFields, serializers.ModelSerializer):
     """The spec fields shared by jobs and schedules, validated against the harness's registries."""
 
     agent = serializers.SlugRelatedField(slug_field="name", queryset=Agent.objects.all(), required=False,
@@ -137,7 +149,7 @@ class CatalogAcceleratorField(serializers.Field):
         return str(value)
 
 
-class EndpointSerializer(serializers.ModelSerializer):
+class EndpointSerializer(RefusesUnknownFields, serializers.ModelSerializer):
     """An endpoint; ``api_key`` is write-only (``authenticated`` says whether one is stored). ``accelerator`` and
     ``accelerator_count`` state the hardware the server runs on: its runs are priced on it."""
 
@@ -181,7 +193,7 @@ class EndpointSerializer(serializers.ModelSerializer):
         return attrs
 
 
-class UserWorkloadSerializer(serializers.ModelSerializer):
+class UserWorkloadSerializer(RefusesUnknownFields, serializers.ModelSerializer):
     """A user workload's declaration: the keys of the YAML/TOML ``bench --workload-file`` reads, ``path`` absolute
     on the agent host. Checked as a whole by ``workloads.user`` when it is declared (agents.user_workloads)."""
 

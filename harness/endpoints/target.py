@@ -86,17 +86,30 @@ class Endpoint:
 
     @classmethod
     def from_dict(cls, data: dict) -> Endpoint:
-        known = {f for f in cls.__dataclass_fields__}
-        values = {k: v for k, v in data.items() if k in known}
+        unknown = sorted(set(data) - set(cls.__dataclass_fields__))
+        if unknown:
+            raise ValueError("; ".join(f"endpoint.{key}: unknown field" for key in unknown))
+        values = dict(data)
         if "v2_input_shape" in values:
             values["v2_input_shape"] = tuple(values["v2_input_shape"])
         return cls(**values)
+
+
+# The stored declaration's spelling of the Open Inference Protocol input (agents.Endpoint.v2_input).
+DECLARATION_ONLY_FIELDS = ("v2_input",)
+V2_INPUT_FIELDS = ("name", "shape", "datatype")
 
 
 def endpoint_errors(endpoint) -> dict[str, str]:
     """Each problem of an endpoint declaration (an Endpoint or a dict), keyed by field."""
     get = endpoint.get if isinstance(endpoint, dict) else lambda k, d=None: getattr(endpoint, k, d)
     errors = {}
+    if isinstance(endpoint, dict):
+        known = (*Endpoint.__dataclass_fields__, *DECLARATION_ONLY_FIELDS)
+        errors |= {key: f"unknown field; known: {', '.join(known)}" for key in endpoint if key not in known}
+        v2_input = endpoint.get("v2_input")
+        if v2_input is not None and not (isinstance(v2_input, dict) and set(v2_input) <= set(V2_INPUT_FIELDS)):
+            errors["v2_input"] = f"a mapping of {', '.join(V2_INPUT_FIELDS)} only"
     if not isinstance(get("name"), str) or not NAME_PATTERN.match(get("name") or ""):
         errors["name"] = "must be 1-48 lowercase letters, digits, '.', '_' or '-'"
     if get("protocol") not in PROTOCOLS:

@@ -122,18 +122,6 @@ class FileWorkload(Workload):
             model = onnx.load(self.spec.path)
         except Exception as exc:  # noqa: BLE001 - any parse failure is the file's fault
             raise registry.UserWorkloadError([("path", f"not a readable ONNX model: {exc}")]) from None
-        initializers = {i.name for i in model.graph.initializer}
-        graph_inputs = [i.name for i in model.graph.input if i.name not in initializers]
-        errors = [
-            (f"inputs[{n}].name", f"{i['name']!r} is not an input of {Path(self.spec.path).name} (its inputs: "
-             f"{', '.join(graph_inputs)})")
-            for n, i in enumerate(self.spec.inputs) if i["name"] not in graph_inputs
-        ]  # fmt: skip
-        missing = [name for name in graph_inputs if name not in {i["name"] for i in self.spec.inputs}]
-        if missing:
-            errors.append(("inputs", f"the model also needs {', '.join(missing)}"))
-        if errors:
-            raise registry.UserWorkloadError(errors)
         sizes = [(int(torch.tensor(i.dims).prod()) if i.dims else 1, i.data_type) for i in model.graph.initializer]
         self._onnx_meta = {
             "parameters": sum(count for count, _ in sizes) or None,

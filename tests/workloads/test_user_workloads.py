@@ -19,10 +19,40 @@ def _spec(**changes):
     return spec | changes
 
 
+def _save_onnx_graph(path, *inputs):
+    """A one-node ONNX graph (Identity of its first input) with the given (name, dims, element type) inputs."""
+    import onnx
+    from onnx import helper
+
+    values = [helper.make_tensor_value_info(name, elem, dims) for name, dims, elem in inputs]
+    output = helper.make_tensor_value_info("out", inputs[0][2], inputs[0][1])
+    graph = helper.make_graph([helper.make_node("Identity", [inputs[0][0]], ["out"])], "g", values, [output])
+    onnx.save(helper.make_model(graph), str(path))
+
+
 @pytest.fixture
 def model_dir(tmp_path):
-    (tmp_path / "model.onnx").write_bytes(b"not checked here")
+    import onnx
+
+    _save_onnx_graph(tmp_path / "model.onnx", ("features", ["batch", 8], onnx.TensorProto.FLOAT))
     return tmp_path
+
+
+def test_an_onnx_declaration_that_contradicts_the_graph_is_refused_naming_each_field(tmp_path):
+    import onnx
+
+    # The graph takes features [batch, 8] float32 and mask [batch, 4] int64.
+    _save_onnx_graph(tmp_path / "model.onnx", ("features", ["batch", 8], onnx.TensorProto.FLOAT),
+                     ("mask", ["batch", 4], onnx.TensorProto.INT64))  # fmt: skip
+    declared = [{"name": "features", "shape": ["batch", 16], "dtype": "float32"},
+                {"name": "mask", "shape": ["batch", 4, 1], "dtype": "float32"}]  # fmt: skip
+    with pytest.raises(UserWorkloadError) as refused:
+        parse_spec(_spec(inputs=declared), base_dir=tmp_path)
+    assert refused.value.by_field() == {
+        "inputs[0].shape": "dimension 1 is 16, but model.onnx fixes it at 8: [batch, 8]",
+        "inputs[1].shape": "3 dimensions, but model.onnx gives mask 2: [batch, 4]",
+        "inputs[1].dtype": "float32, but model.onnx takes int64",
+    }
 
 
 def test_it_accepts_a_well_formed_declaration_and_names_it_user_colon_name(model_dir):

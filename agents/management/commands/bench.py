@@ -134,8 +134,11 @@ class Command(InputCheckedCommand):
         overrides = {name: value for name, value in overrides.items() if value is not None}
         if options.get("workload_file"):
             try:
+                # Other work under a declared id is named first; then the file is checked against the declaration.
+                _refuse_other_work_under_a_declared_id(
+                    registry.load_spec_file(options["workload_file"], check_files=False)
+                )
                 spec = registry.load_spec_file(options["workload_file"])
-                _refuse_other_work_under_a_declared_id(spec)
                 items = plan_user_workload(spec, suite, backends=backend, precisions=precision, scenarios=scenario)
                 items = [dataclasses.replace(item, settings=item.settings.with_(**overrides)) for item in items]
             except ValueError as exc:
