@@ -206,6 +206,7 @@ def why_not_ranked(run: BenchmarkRun) -> list[str]:
     reasons = []
     if not run.loadgen_valid:
         reasons.append("LoadGen judged a point INVALID")
+    reasons += run.not_valid_reasons
     if run.accuracy_passed is False:
         reasons.append(f"accuracy guard {describe_accuracy(run.accuracy)}")
     return reasons

@@ -19,10 +19,12 @@ import workloads as registry
 from . import SCHEMA_ID
 from .accuracy import check_accuracy
 from .backends import Backend, check_support, get_backend_class
+from .backends.base import OutsideProfile
 from .backends.eager import EagerBackend
-from .report import point_payload
 from .result import dumps_result
+from .rounds import point_from_rounds
 from .scenarios import Engine, PointResult, RunSettings, Scenario, get_scenario
+from .stats import relative_spread
 from .telemetry import TelemetrySession, capture_environment, device_info
 from .workloads import Workload, get_workload
 from .workloads.file import FileWorkload, file_backend, file_support
@@ -116,6 +118,23 @@ def _intra_op_threads(settings: RunSettings):
         torch.set_num_threads(previous)
 
 
+def batch_sizes_of(item: SuiteItem) -> tuple[int, ...]:
+    """The batch sizes the item's scenario will run."""
+    settings = item.settings
+    return {"offline": settings.offline_batch_sizes, "server": (settings.server_max_batch_size,)}.get(
+        item.scenario, (1,)
+    )
+
+
+def _refuse_batches_outside(backend: Backend, item: SuiteItem) -> None:
+    """An item whose batches the loaded backend does not cover fails before measuring, naming them."""
+    outside = [size for size in batch_sizes_of(item) if backend.max_batch is not None and size > backend.max_batch]
+    if outside:
+        backend.close()
+        raise OutsideProfile(f"batch sizes {outside} are outside the {backend.name} engine's optimisation profile "
+                             f"(batches 1 to {backend.max_batch})")  # fmt: skip
+
+
 @dataclass
 class PreparedItem:
     """An item whose backend is loaded and checked, ready to measure its points round after round."""
@@ -158,6 +177,7 @@ def prepare_item(item: SuiteItem, out_dir: str | Path) -> PreparedItem | Skip:
         else:
             backend = get_backend_class(item.backend)(item.precision, item.device)
         backend.load(workload.build("cpu"), workload.example_inputs(2))
+        _refuse_batches_outside(backend, item)
         accuracy = None
         if (item.backend, item.precision) != (reference_backend, "fp32"):
             # The fp32 reference: eager for torch models; for an ONNX file its CPU run on ONNX Runtime.
@@ -222,43 +242,24 @@ def measure_round(
 
 
 def unsettled_points(prepared: PreparedItem) -> list[int]:
-    """Points whose rounds so far disagree by more than ``settings.rounds_agreement`` (best against
-    worst) and that may still have an extra round (``settings.extra_rounds``)."""
+    """Points whose rounds so far disagree by more than ``settings.rounds_agreement`` (their spread, (max - min)
+    / median) and that may still have an extra round (``settings.extra_rounds``)."""
     settings, unsettled = prepared.item.settings, []
     for n, runs in prepared.measured.items():
         if len(runs) >= settings.rounds + settings.extra_rounds:
             continue
         values = [prepared.scenario.figure_of_merit(run) for run in runs]
-        if min(values) <= 0 or max(values) / min(values) - 1 > settings.rounds_agreement:
+        if relative_spread(values) > settings.rounds_agreement:
             unsettled.append(n)
     return unsettled
 
 
-def _best_round(scenario: Scenario, runs: list[PointResult]) -> tuple[PointResult, dict]:
-    """The least disturbed round (among the VALID ones, if any), and a record of every round's figure:
-    the best by the scenario's figure of merit (Offline: the highest throughput; SingleStream and Server:
-    the lowest p50 latency).
-
-    As timeit's documentation puts it, slower repeats are "typically not caused by variability in
-    Python's speed, but by other processes interfering": on a shared machine a round that falls in a
-    slow phase measures the neighbours, not the hardware. The other rounds' figures stay in the result.
-    """
-    values = [scenario.figure_of_merit(point) for point in runs]
-    # Among the rounds LoadGen judged VALID when there are any: only VALID points are ranked.
-    candidates = [i for i, point in enumerate(runs) if point.parsed.get("result_valid")] or list(range(len(runs)))
-    chosen = scenario.best_of(candidates, values)
-    return runs[chosen], {"count": len(runs), "chosen_by": scenario.chosen_by, "chosen_round": chosen + 1,
-                          "values": [round(v, 6) for v in values],
-                          "valid": [bool(point.parsed.get("result_valid")) for point in runs]}  # fmt: skip
-
-
 def finish_item(prepared: PreparedItem) -> dict:
-    """Choose each point's best round, build and validate the payload, write it, release the backend."""
+    """Each point from its rounds (median, interval, validity), build and validate the payload, write it, release
+    the backend."""
     item, workload = prepared.item, prepared.workload
-    points = []
-    for n in range(len(prepared.labels)):
-        point, rounds = _best_round(prepared.scenario, prepared.measured[n])
-        points.append(point_payload(point) | {"rounds": rounds})
+    points = [point_from_rounds(prepared.scenario, prepared.measured[n], item.settings)
+              for n in range(len(prepared.labels))]  # fmt: skip
     prepared.backend.close()
     payload = {
         "schema": SCHEMA_ID,

@@ -5,6 +5,7 @@ With no environment at all this is the embedded default: a SQLite file in the pr
 tests ask); with it off, SECRET_KEY is required.
 """
 
+import os
 import secrets
 from datetime import timedelta
 from pathlib import Path
@@ -253,6 +254,12 @@ CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="")
 CELERY_BROKER_TRANSPORT = transport_for(CELERY_BROKER_URL)
 CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default=CELERY_BROKER_URL or None)
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+# The machine's fitness checks around each point (harness.telemetry.host): "enforce" stores a point measured
+# on an unfit host as not valid; "record" keeps the state and the reasons only. An agent host (a broker is
+# set) enforces; the embedded default's one host also runs the web, the database and its owner's work, so
+# there they record (README, "Validity of the machine"). The harness reads it from the environment.
+INFERLEDGER_HOST_CHECKS = env.str("INFERLEDGER_HOST_CHECKS", default="enforce" if CELERY_BROKER_URL else "record")
+os.environ["INFERLEDGER_HOST_CHECKS"] = INFERLEDGER_HOST_CHECKS
 CELERY_ACCEPT_CONTENT = ["json"]  # pickle would let anyone who reaches the broker run code
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"

@@ -164,6 +164,8 @@ def _store(payload: dict, run_id, digest: str, started_at, finished_at, *, job=N
         started_at=started_at,
         finished_at=finished_at,
         loadgen_valid=all(point["loadgen"]["result_valid"] for point in points),
+        measurement_valid=not _not_valid_reasons(points),
+        not_valid_reasons=_not_valid_reasons(points),
         accuracy_passed=accuracy.get("passed") if accuracy else None,
         accuracy=accuracy,
         environment=environment,
@@ -189,6 +191,12 @@ def _hardware(payload: dict, device: dict, environment: dict):
     return accelerator_for_device(device, environment), int(device.get("count") or 1), device.get("name", "")
 
 
+def _not_valid_reasons(points: list[dict]) -> list[str]:
+    """Each point's reasons to be not valid (payloads from before the validity block have none)."""
+    return [f"point {index}: {reason}" for index, point in enumerate(points)
+            for reason in (point.get("validity") or {}).get("reasons", [])]  # fmt: skip
+
+
 def _stat(block, key):
     return (block or {}).get(key)
 
@@ -208,6 +216,10 @@ def _point(run: BenchmarkRun, index: int, point: dict) -> OperatingPoint:
         details["endpoint"] = endpoint
     if loadgen.get("early_stopping"):
         details["early_stopping"] = loadgen["early_stopping"]
+    for key in ("rounds", "validity"):
+        if point.get(key):
+            details[key] = point[key]
+    interval, validity = point.get("throughput_interval_per_s") or {}, point.get("validity") or {}
     return OperatingPoint(
         run=run,
         index=index,
@@ -246,6 +258,11 @@ def _point(run: BenchmarkRun, index: int, point: dict) -> OperatingPoint:
         server_e2e_mean_ms=server.get("e2e_ms_mean"),
         transport_mean_ms=endpoint.get("transport_ms_mean"),
         transport_share=endpoint.get("transport_share"),
+        throughput_low_per_s=interval.get("low"),
+        throughput_high_per_s=interval.get("high"),
+        throughput_interval_confidence=interval.get("confidence"),
+        measurement_valid=validity.get("valid", True),
+        not_valid_reasons=validity.get("reasons", []),
         loadgen_valid=loadgen["result_valid"],
         loadgen_reasons=loadgen.get("reasons") or [],
         details=details,

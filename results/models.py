@@ -29,9 +29,14 @@ class BenchmarkRunQuerySet(models.QuerySet):
         return self.filter(model_class=model_class)
 
     def that_count(self):
-        """Runs whose figures answers may use: LoadGen judged every point VALID and the accuracy guard did
-        not fail (None is an fp32 reference run, or a published result whose accuracy MLPerf checked)."""
-        return self.filter(models.Q(accuracy_passed=True) | models.Q(accuracy_passed__isnull=True), loadgen_valid=True)
+        """Runs whose figures answers may use: LoadGen judged every point VALID, every point's measurement was
+        valid (its rounds agreed, the machine was fit) and the accuracy guard did not fail (None is an fp32
+        reference run, or a published result whose accuracy MLPerf checked)."""
+        return self.filter(
+            models.Q(accuracy_passed=True) | models.Q(accuracy_passed__isnull=True),
+            loadgen_valid=True,
+            measurement_valid=True,
+        )
 
 
 class BenchmarkRun(models.Model):
@@ -56,6 +61,10 @@ class BenchmarkRun(models.Model):
     finished_at = models.DateTimeField()
     loadgen_valid = models.BooleanField(help_text="LoadGen judged every point VALID.")
     accuracy_passed = models.BooleanField(null=True, help_text="Null for fp32 (it is the reference).")
+    measurement_valid = models.BooleanField(
+        default=True, help_text="Every point's rounds agreed and the machine was fit (harness.rounds)."
+    )
+    not_valid_reasons = models.JSONField(default=list, blank=True, help_text="'point N: not valid: <reason>', each.")
     accuracy = models.JSONField(null=True, blank=True)
     environment = models.JSONField(default=dict)
     settings = models.JSONField(default=dict)
@@ -124,6 +133,12 @@ class OperatingPoint(models.Model):
     server_e2e_mean_ms = models.FloatField(null=True)
     transport_mean_ms = models.FloatField(null=True)
     transport_share = models.FloatField(null=True, help_text="transport_mean_ms / client_e2e_mean_ms")
+    # The interval of the median throughput across the point's rounds (harness.stats.median_interval).
+    throughput_low_per_s = models.FloatField(null=True)
+    throughput_high_per_s = models.FloatField(null=True)
+    throughput_interval_confidence = models.FloatField(null=True, help_text="The coverage the interval has (0-1).")
+    measurement_valid = models.BooleanField(default=True, help_text="Its rounds agreed and the machine was fit.")
+    not_valid_reasons = models.JSONField(default=list, blank=True)
     loadgen_valid = models.BooleanField()
     loadgen_reasons = models.JSONField(default=list)
     details = models.JSONField(default=dict, help_text="Timing splits, histograms and early-stopping estimates.")
@@ -141,6 +156,15 @@ class OperatingPoint(models.Model):
 
     def __str__(self):
         return f"batch {self.batch_size}: {self.throughput_per_s:.1f}/s, p99 {self.latency_p99_ms:.3f} ms"
+
+    @property
+    def label(self) -> str:
+        """What the point varies: its concurrency (an endpoint's sweep), offered rate, or batch size."""
+        if self.concurrency:
+            return f"concurrency={self.concurrency}"
+        if self.offered_rate_qps is not None:
+            return f"{self.offered_rate_qps:g}qps"
+        return f"b={self.batch_size}"
 
     @property
     def server_own_time(self) -> tuple[float | None, list[str]]:

@@ -38,7 +38,28 @@ def torch_precision_support(precision: str, device: str) -> tuple[bool, str]:
         return True, ""
     if device != "cuda" or torch.cuda.get_device_capability() < FP8_MIN_CAPABILITY:
         return False, "fp8 needs a GPU with compute capability >= 8.9 (Ada/Hopper)"
-    return False, "fp8 matmuls need a TensorRT or torchao quantization recipe, not provided by this backend"
+    try:
+        import torchao.quantization  # noqa: F401
+    except ImportError as exc:
+        return False, f"fp8 runs through torchao, not installed here ({exc}; requirements-gpu.txt installs it)"
+    return True, ""
+
+
+def _fp8_able(module: nn.Module, _fqn: str) -> bool:
+    # torch._scaled_mm, under torchao's fp8 linear, needs both dimensions to be multiples of 16.
+    return isinstance(module, nn.Linear) and module.in_features % 16 == 0 and module.out_features % 16 == 0
+
+
+def quantize_fp8(module: nn.Module) -> nn.Module:
+    """fp8 (e4m3) weights and dynamically quantized fp8 activations, scaled per row, on the Linear layers whose
+    shapes fp8 matmuls take; the rest runs in bf16. torchao's recipe (Float8DynamicActivationFloat8WeightConfig)
+    on a GPU of compute capability >= 8.9 (Ada, Hopper): chosen over TensorRT's fp8, which needs Q/DQ nodes
+    inserted by another tool (NVIDIA ModelOpt) before the engine build."""
+    from torchao.quantization import Float8DynamicActivationFloat8WeightConfig, PerRow, quantize_
+
+    module = module.to(torch.bfloat16)
+    quantize_(module, Float8DynamicActivationFloat8WeightConfig(granularity=PerRow()), filter_fn=_fp8_able)
+    return module
 
 
 def quantize_int8(module: nn.Module) -> nn.Module:
@@ -60,17 +81,23 @@ def quantize_int8(module: nn.Module) -> nn.Module:
 
 
 def autocast_for(precision: str, device: str):
-    """Autocast context for bf16/fp16; a null context for the others."""
-    if precision in ("bf16", "fp16"):
-        dtype = torch.bfloat16 if precision == "bf16" else torch.float16
+    """Autocast context for bf16/fp16 (and fp8, whose layers outside fp8 run in bf16); a null context otherwise."""
+    if precision in ("bf16", "fp16", "fp8"):
+        dtype = torch.float16 if precision == "fp16" else torch.bfloat16
         return torch.autocast(device_type=device, dtype=dtype)
     return contextlib.nullcontext()
+
+
+class OutsideProfile(ValueError):
+    """A batch the backend's compiled engine does not cover (TensorRT's optimisation profile)."""
 
 
 class Backend(ABC):
     """Prepares a module once (``load``) then runs batches (``forward``); outputs are torch tensors."""
 
     name: ClassVar[str]
+    # The largest batch the loaded backend runs (None: any); an item asking for more fails before measuring.
+    max_batch: int | None = None
 
     def __init__(self, precision: str = "fp32", device: str = "cpu"):
         self.precision = precision

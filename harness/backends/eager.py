@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .base import Backend, autocast_for, quantize_int8
+from .base import Backend, autocast_for, quantize_fp8, quantize_int8
 
 
 class EagerBackend(Backend):
@@ -13,7 +13,8 @@ class EagerBackend(Backend):
 
     def load(self, model: nn.Module, example: tuple[torch.Tensor, ...]) -> None:
         model = model.to(self.device)
-        self.module = quantize_int8(model) if self.precision == "int8" else model
+        quantize = {"int8": quantize_int8, "fp8": quantize_fp8}.get(self.precision)
+        self.module = quantize(model) if quantize is not None else model
         self._callable = self.module
 
     def forward(self, *inputs) -> torch.Tensor:

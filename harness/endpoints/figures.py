@@ -9,6 +9,27 @@ from .client import RequestRecord
 from .metrics import Scrape, server_timing
 
 MAX_ERROR_EXAMPLES = 3
+# The client's and the server's figure of the same requests (mean TTFT, mean TPOT) disagree when one is more
+# than this many times the other and they differ by more than CLIENT_SERVER_DIFF_MIN_MS: the client adds
+# transport (so its TTFT is a little higher), but 4-6x, or a TPOT 100x below the server's, means the two
+# time different things (e.g. a server that sends its tokens in one burst): shown, with both figures.
+CLIENT_SERVER_RATIO_MAX = 2.0
+CLIENT_SERVER_DIFF_MIN_MS = 0.5
+
+
+def client_server_disagreements(client: dict[str, float | None], server: dict | None) -> list[dict]:
+    """Each figure (``ttft``, ``tpot``) whose client mean and server mean disagree beyond the stated tolerance."""
+    found = []
+    for figure, client_ms in client.items():
+        server_ms = (server or {}).get(f"{figure}_ms_mean")
+        if client_ms is None or server_ms is None or client_ms <= 0 or server_ms <= 0:
+            continue
+        ratio = client_ms / server_ms
+        if max(ratio, 1 / ratio) > CLIENT_SERVER_RATIO_MAX and abs(client_ms - server_ms) > CLIENT_SERVER_DIFF_MIN_MS:
+            found.append({"figure": f"{figure}_ms_mean", "client_ms": client_ms, "server_ms": server_ms,
+                          "ratio": ratio, "tolerance": f"within {CLIENT_SERVER_RATIO_MAX:g}x or "
+                          f"{CLIENT_SERVER_DIFF_MIN_MS:g} ms"})  # fmt: skip
+    return found
 
 
 def _summary(values_ns) -> dict | None:
@@ -52,6 +73,8 @@ def endpoint_block(
         )
     else:
         slo_met = bool(e2e_ns) and percentile(sorted(e2e_ns), 0.99) <= settings.server_target_latency_ms * NS_PER_MS
+    ttft_summary, tpot_summary = _summary(ttft_ns), _summary(tpot_ns)
+    client_means = {"ttft": (ttft_summary or {}).get("mean"), "tpot": (tpot_summary or {}).get("mean")}
     return {
         "requests": len(records),
         "errors": len(errors),
@@ -62,8 +85,8 @@ def endpoint_block(
         "request_throughput_per_s": len(ok) / window_s if window_s else 0.0,
         "output_tokens_per_s": output_tokens / window_s if window_s and generative else None,
         "e2e_ms": _summary(e2e_ns),
-        "ttft_ms": _summary(ttft_ns),
-        "tpot_ms": _summary(tpot_ns),
+        "ttft_ms": ttft_summary,
+        "tpot_ms": tpot_summary,
         "itl_ms": _summary(itl_ns),
         "slo": {
             "ttft_ms": settings.llm_ttft_latency_ms if generative else None,
@@ -77,6 +100,7 @@ def endpoint_block(
         if window_s and generative
         else None,
         "server": server,
+        "client_server_disagreements": client_server_disagreements(client_means, server) if generative else [],
         "transport_ms_mean": transport_ms,
         "transport_share": transport_ms / client_e2e_mean_ms
         if transport_ms is not None and client_e2e_mean_ms

@@ -17,9 +17,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from .. import SCHEMA_ID
-from ..report import point_payload
 from ..result import dumps_result
-from ..runner import Failure, _best_round, _now
+from ..rounds import point_from_rounds
+from ..runner import Failure, _now
 from ..scenarios.settings import RunSettings
 from ..telemetry import TelemetrySession, capture_environment, device_info
 from .scenarios import ENDPOINT_SCENARIOS
@@ -72,10 +72,8 @@ def run_endpoint_item(item: EndpointItem, out_dir: str | Path, progress: Progres
                 n += 1
     finally:
         sut.close()
-    points = []
-    for n in sorted(measured):
-        point, rounds = _best_round(scenario, measured[n])
-        points.append(point_payload(point) | {"rounds": rounds})
+    # The server measured is another process: its CPU is the work, not interference.
+    points = [point_from_rounds(scenario, measured[n], settings, other_processes_apply=False) for n in sorted(measured)]
     payload = {
         "schema": SCHEMA_ID,
         "run_id": str(uuid.uuid4()),

@@ -24,8 +24,9 @@ def plan_endpoint_items(spec: dict) -> list:
         "llm_ttft_latency_ms": spec.get("ttft_slo_ms"),
         "llm_tpot_latency_ms": spec.get("tpot_slo_ms"),
     }
+    # One round and no extra rounds unless the spec asks for rounds: a server's load is the finding, not noise.
     settings = preset(spec.get("suite") or "quick").with_(
-        rounds=1, extra_rounds=0, **{name: value for name, value in overrides.items() if value}
+        **{"rounds": 1, "extra_rounds": 0} | {name: value for name, value in overrides.items() if value}
     )
     endpoint = Endpoint.from_dict(spec["endpoint"])
     scenarios = spec.get("scenarios") or ["concurrency-sweep"]

@@ -45,10 +45,6 @@ class Scenario(ABC):
         """The figure rounds are compared by: p50 latency in ms unless the scenario says otherwise."""
         return result.parsed["latency_ns"]["p50"] / 1e6
 
-    def best_of(self, candidates: list[int], values: list[float]) -> int:
-        """The index among ``candidates`` whose value in ``values`` is best."""
-        return (max if self.higher_is_better else min)(candidates, key=values.__getitem__)
-
 
 SCENARIO_CLASSES: dict[str, type[Scenario]] = {}
 

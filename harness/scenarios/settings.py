@@ -47,6 +47,10 @@ class RunSettings:
     # Extra rounds stop starting once they have taken this long in all (a suite on a very noisy machine
     # would otherwise double its time).
     extra_rounds_budget_s: float = 30.0
+    # The machine's fitness checks (harness.telemetry.host): "enforce" makes a point measured on an unfit host
+    # not valid; "record" (a shared host) only records the state and the reasons; "" reads INFERLEDGER_HOST_CHECKS
+    # (default enforce) where the point is measured.
+    host_checks: str = ""
     preset: str = "custom"
 
     def to_dict(self) -> dict:
@@ -64,6 +68,8 @@ class RunSettings:
             raise ValueError("rounds must be at least 1")
         if self.extra_rounds < 0 or self.rounds_agreement < 0:
             raise ValueError("extra_rounds and rounds_agreement must not be negative")
+        if self.host_checks not in ("", "enforce", "record"):
+            raise ValueError("host_checks must be enforce, record or '' (from INFERLEDGER_HOST_CHECKS)")
 
     def resolved_threads(self) -> int:
         return self.intra_op_threads or max(1, (os.cpu_count() or 1) - 1)

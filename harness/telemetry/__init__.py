@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .cpu import Rapl, peak_rss_bytes, process_cpu_time_s
 from .environment import capture_environment, device_info
+from .host import GpuWatch, HostWatch
 from .nvml import NvmlSampler, nvml_status
 
 
@@ -16,6 +17,8 @@ class PointEnergy:
     power_w_mean: float | None
     energy_j: float | None
     duration_s: float
+    # The machine's state around the window (harness.telemetry.host): what the validity checks read.
+    host_state: dict | None = field(default=None, compare=False)
 
 
 class TelemetrySession:
@@ -28,6 +31,7 @@ class TelemetrySession:
         if pynvml is not None and device != "cuda":
             self.nvml_reason = "not sampled: the item runs on CPU"
         self.rapl = Rapl()
+        self.host = HostWatch(GpuWatch(pynvml, index) if self.sampler is not None else None)
         self.cpu_time_start_s = process_cpu_time_s()
         self.nvml_points: list[dict] = []
         self.rapl_energy_j, self.rapl_duration_s = 0.0, 0.0
@@ -35,6 +39,7 @@ class TelemetrySession:
     def begin_point(self) -> None:
         import time
 
+        self.host.begin()
         self._t0 = time.perf_counter()
         if self.sampler is not None:
             self.sampler.start()
@@ -47,13 +52,14 @@ class TelemetrySession:
         if self.sampler is not None:
             summary = self.sampler.stop()
             self.nvml_points.append(summary)
-            return PointEnergy(summary["power_w_mean"], summary["energy_j"], duration_s)
+            return PointEnergy(summary["power_w_mean"], summary["energy_j"], duration_s, self.host.end())
         if self._rapl_start is not None:
             energy_j = self.rapl.energy_j(self._rapl_start, self.rapl.read_uj())
             self.rapl_energy_j += energy_j
             self.rapl_duration_s += duration_s
-            return PointEnergy(energy_j / duration_s if duration_s > 0 else None, energy_j, duration_s)
-        return PointEnergy(None, None, duration_s)
+            power = energy_j / duration_s if duration_s > 0 else None
+            return PointEnergy(power, energy_j, duration_s, self.host.end())
+        return PointEnergy(None, None, duration_s, self.host.end())
 
     def summary(self) -> dict:
         """The payload's ``telemetry`` block."""

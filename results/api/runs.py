@@ -70,7 +70,9 @@ class OperatingPointSerializer(serializers.ModelSerializer):
             "latency_p99_ms", "latency_p99_9_ms", "latency_max_ms", "query_count", "sample_count",
             "queue_wait_mean_ms", "queue_wait_p99_ms", "batch_formation_mean_ms", "compute_mean_ms",
             "ttft_p50_ms", "ttft_p99_ms", "tpot_p50_ms", "tpot_p99_ms", "output_tokens_per_s",
-            "power_w_mean", "energy_j_per_inference", "loadgen_valid", "loadgen_reasons", "loadgen_logs", "details",
+            "power_w_mean", "energy_j_per_inference", "throughput_low_per_s", "throughput_high_per_s",
+            "throughput_interval_confidence", "measurement_valid", "not_valid_reasons", "loadgen_valid",
+            "loadgen_reasons", "loadgen_logs", "details",
         ]  # fmt: skip
 
     @extend_schema_field(
@@ -113,7 +115,8 @@ class RunSerializer(serializers.ModelSerializer):
             "id", "origin", "external_source", "job", "agent", "accelerator", "accelerator_name", "accelerator_count",
             "device_name", "workload_name", "model_class", "size", "scenario", "backend", "precision",
             "parameters", "flops_per_inference", "weight_bytes", "started_at", "finished_at", "loadgen_valid",
-            "accuracy_passed", "accuracy", "environment", "settings", "telemetry", "ingested_at", "published", "points",
+            "measurement_valid", "not_valid_reasons", "accuracy_passed", "accuracy", "environment", "settings",
+            "telemetry", "ingested_at", "published", "points",
         ]  # fmt: skip
 
 

@@ -164,3 +164,45 @@ def test_bench_names_a_bad_endpoint_option(catalog):
 
     with pytest.raises(CommandError, match="--endpoint-model: required"):
         call_command("bench", "--endpoint-url", "http://127.0.0.1:1")
+
+
+def test_an_endpoint_job_with_two_rounds_stores_both_and_labels_the_sweep_by_concurrency(
+    catalog, staff_api, django_capture_on_commit_callbacks
+):
+    staff_api.post("/api/v1/endpoints/", declaration(), format="json")
+    spec = {"endpoint": "noop", "concurrency_max": 2, "rounds": 2, "min_duration_ms": 300, "min_query_count": 8,
+            "time_limit_s": 120}  # fmt: skip
+    with NoopServer(PORT + 2, api_key=SECRET):
+        Endpoint.objects.filter(name="noop").update(url=f"http://127.0.0.1:{PORT + 2}")
+        with django_capture_on_commit_callbacks(execute=True):
+            response = staff_api.post("/api/v1/jobs/", spec, format="json")
+        assert response.status_code == 201, response.data
+        assert run_pending_local_jobs() == 1
+    job = Job.objects.get(pk=response.data["id"])
+    assert job.state == "succeeded", job.error
+    run = BenchmarkRun.objects.get(job=job)
+    assert run.settings["rounds"] == 2
+    points = list(run.points.order_by("index"))
+    assert [point.label for point in points][:2] == ["concurrency=1", "concurrency=2"]
+    for point in points:
+        rounds = point.details["rounds"]
+        assert rounds["count"] == 2 and len(rounds["values"]) == 2
+        # Two rounds: the median is their mean, the interval their min..max at 1 - 2 * (1/2)**2 = 50%.
+        assert point.throughput_low_per_s <= point.throughput_per_s <= point.throughput_high_per_s
+        assert point.throughput_interval_confidence == 0.5
+        # The headline latency is per request (end to end), LoadGen's whole-query latency a detail.
+        endpoint = point.details["endpoint"]
+        assert point.latency_p50_ms == endpoint["e2e_ms"]["p50"]
+        assert endpoint["loadgen_query_latency_ms"]["p50"] >= point.latency_p50_ms
+
+
+def test_a_client_and_server_that_disagree_beyond_the_tolerance_are_flagged_with_both_figures():
+    from harness.endpoints.figures import client_server_disagreements
+
+    # The server scenario: client TPOT 0.007 ms against the server's 0.88 ms (126x apart, 0.873 ms),
+    # client TTFT 30 ms against 6 ms (5x); a TTFT of 7.5 ms against 6 ms (1.25x) is within 2x.
+    found = client_server_disagreements({"ttft": 30.0, "tpot": 0.007}, {"ttft_ms_mean": 6.0, "tpot_ms_mean": 0.88})
+    assert [(f["figure"], f["client_ms"], f["server_ms"]) for f in found] == [
+        ("ttft_ms_mean", 30.0, 6.0), ("tpot_ms_mean", 0.007, 0.88),
+    ]  # fmt: skip
+    assert client_server_disagreements({"ttft": 7.5, "tpot": None}, {"ttft_ms_mean": 6.0, "tpot_ms_mean": 0.88}) == []

@@ -67,16 +67,65 @@ def test_it_measures_on_the_gpu_with_nvml_telemetry_and_the_accuracy_guard(tmp_p
     assert nvml["points"] >= len(result["points"]) and nvml["energy_j"] >= 0 and nvml["power_w_max"] > 0
 
 
-def test_fp8_is_reported_with_the_reason_it_is_not_run():
+def test_fp8_runs_through_torchao_on_a_device_that_supports_it(tmp_path):
     capability = torch.cuda.get_device_capability()
     ok, reason = check_support("eager", "fp8", "cuda", "tabular")
-    assert not ok
-    if capability >= FP8_MIN_CAPABILITY:
-        assert "recipe" in reason
-    else:
-        assert "compute capability" in reason
-    result = run_item(SuiteItem("tabular", "tiny", "offline", "eager", "fp8", "cuda", FAST), "/nonexistent")
-    assert isinstance(result, Skip) and result.reason == reason
+    if capability < FP8_MIN_CAPABILITY:
+        assert not ok and "compute capability" in reason
+        result = run_item(SuiteItem("tabular", "tiny", "offline", "eager", "fp8", "cuda", FAST), tmp_path)
+        assert isinstance(result, Skip) and result.reason == reason
+        pytest.skip(f"fp8 needs compute capability >= 8.9; this GPU is {capability[0]}.{capability[1]}")
+    assert ok, reason  # requirements-gpu.txt installs torchao
+    workload = get_workload("tabular", "tiny")
+    backend = _loaded(EagerBackend, workload, "fp8")
+    # The tiny tabular MLP's Linear layers 256x1024 and 1024x512 take fp8 (multiples of 16); 512x1 stays bf16.
+    fp8_weights = [m for m in backend.module.modules() if "Float8" in type(getattr(m, "weight", None)).__name__]
+    assert len(fp8_weights) == 2
+    result = run_item(SuiteItem("tabular", "tiny", "offline", "eager", "fp8", "cuda", FAST), tmp_path)
+    assert not isinstance(result, Skip), result
+    validate_result(result)
+    assert result["precision"] == "fp8" and all(point["throughput_per_s"] > 0 for point in result["points"])
+    _assert_guard_is_consistent(result)
+
+
+def _tensorrt_or_skip():
+    ok, reason = check_support("tensorrt", "fp32", "cuda", "tabular")
+    if not ok:
+        pytest.skip(f"TensorRT backend unavailable here: {reason}")
+    from harness.backends import tensorrt_backend
+
+    return tensorrt_backend
+
+
+def test_a_second_tensorrt_build_of_the_same_model_and_shapes_is_a_cache_hit(tmp_path, monkeypatch):
+    trt_backend = _tensorrt_or_skip()
+    monkeypatch.setenv(trt_backend.CACHE_DIR_ENV, str(tmp_path))
+    workload = get_workload("tabular", "tiny")
+    first = _loaded(trt_backend.TensorRTBackend, workload)
+    second = _loaded(trt_backend.TensorRTBackend, workload)
+    assert (first.cache_hit, second.cache_hit) == (False, True) and first.cache_key == second.cache_key
+    assert (tmp_path / f"{first.cache_key}.engine").is_file() and list(tmp_path.glob("timing-*.cache"))
+    other_precision = _loaded(trt_backend.TensorRTBackend, workload, "fp16")
+    assert other_precision.cache_hit is False and other_precision.cache_key != first.cache_key
+    inputs = tuple(t.to("cuda") for t in workload.example_inputs(8, seed=4))
+    torch.testing.assert_close(second.forward(*inputs), first.forward(*inputs))
+
+
+def test_a_batch_outside_the_tensorrt_profile_fails_with_the_reason(tmp_path, monkeypatch):
+    trt_backend = _tensorrt_or_skip()
+    from harness.backends.base import OutsideProfile
+
+    monkeypatch.setenv(trt_backend.CACHE_DIR_ENV, str(tmp_path / "cache"))
+    assert trt_backend.MAX_BATCH >= 128  # the publishable suite's largest Offline batch
+    too_big = trt_backend.MAX_BATCH + 1
+    item = SuiteItem(
+        "tabular", "tiny", "offline", "tensorrt", "fp32", "cuda", FAST.with_(offline_batch_sizes=(1, too_big))
+    )
+    with pytest.raises(OutsideProfile, match=rf"batch sizes \[{too_big}\] are outside the tensorrt engine's "):
+        run_item(item, tmp_path)
+    engine = _loaded(trt_backend.TensorRTBackend, get_workload("tabular", "tiny"))
+    with pytest.raises(OutsideProfile, match=rf"batch {too_big} is outside the TensorRT engine's optimisation profile"):
+        engine.forward(*(t.to("cuda") for t in get_workload("tabular", "tiny").example_inputs(too_big)))
 
 
 @pytest.mark.parametrize("precision", ["fp32", "fp16"])

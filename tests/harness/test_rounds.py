@@ -7,6 +7,7 @@ import pytest
 from harness.result import ResultValidationError, validate_result
 from harness.runner import PreparedItem, Skip, SuiteItem, run_item, unsettled_points
 from harness.scenarios import PointResult, RunSettings
+from harness.stats import LATENCY_KEYS
 from harness.suite import run_suite
 
 from .conftest_helpers import FAST
@@ -14,28 +15,31 @@ from .conftest_helpers import FAST
 THREE_ROUNDS = FAST.with_(rounds=3, offline_batch_sizes=(4,))
 
 
-def test_a_point_is_its_best_round_with_every_round_recorded(tmp_path):
+def test_a_point_is_the_median_of_its_rounds_with_an_interval_and_every_round_recorded(tmp_path):
     result = run_item(SuiteItem("tabular", "tiny", "offline", "eager", "fp32", "cpu", THREE_ROUNDS), tmp_path)
     validate_result(result)
     (point,) = result["points"]
     rounds = point["rounds"]
     assert rounds["count"] == 3 and rounds["chosen_by"] == "throughput_per_s" and len(rounds["values"]) == 3
-    valid = [value for value, ok in zip(rounds["values"], rounds["valid"], strict=True) if ok] or rounds["values"]
-    assert point["throughput_per_s"] == pytest.approx(max(valid), rel=1e-6)
-    assert point["loadgen"]["result_valid"] == rounds["valid"][rounds["chosen_round"] - 1]
-    assert point["throughput_per_s"] == pytest.approx(rounds["values"][rounds["chosen_round"] - 1], rel=1e-6)
+    low, middle, high = sorted(rounds["values"])
+    # Offline's figure is its throughput: the median of three rounds, and min..max at 1 - 2 * (1/2)**3 = 75%.
+    assert point["throughput_per_s"] == pytest.approx(middle, rel=1e-5)
+    interval = point["throughput_interval_per_s"]
+    assert (interval["low"], interval["high"], interval["confidence"]) == (
+        pytest.approx(low, rel=1e-5), pytest.approx(high, rel=1e-5), 0.75,
+    )  # fmt: skip
+    assert rounds["spread"] == pytest.approx((high - low) / middle, rel=1e-4)
     assert Path(point["loadgen"]["log_dir"]).name == f"round-{rounds['chosen_round']}"
     for number in (1, 2, 3):
         assert (tmp_path / "loadgen" / result_slug(result) / "batch-4" / f"round-{number}").is_dir()
 
 
-def test_latency_scenarios_choose_the_round_with_the_lowest_p50(tmp_path):
+def test_latency_scenarios_show_the_round_nearest_the_median_p50(tmp_path):
     result = run_item(SuiteItem("tabular", "tiny", "server", "eager", "fp32", "cpu", THREE_ROUNDS), tmp_path)
     (point,) = result["points"]
-    assert point["rounds"]["chosen_by"] == "latency_p50_ms"
     rounds = point["rounds"]
-    valid = [value for value, ok in zip(rounds["values"], rounds["valid"], strict=True) if ok] or rounds["values"]
-    assert point["latency_ms"]["p50"] == pytest.approx(min(valid), rel=1e-6)
+    assert rounds["chosen_by"] == "latency_p50_ms"
+    assert point["latency_ms"]["p50"] == pytest.approx(rounds["values"][rounds["chosen_round"] - 1], rel=1e-5)
 
 
 def test_a_suite_measures_round_one_of_every_item_before_round_two_of_any(tmp_path):
@@ -70,13 +74,12 @@ def test_a_suite_of_one_round_streams_each_item_as_it_finishes(tmp_path):
     items = [SuiteItem("tabular", "tiny", "single-stream", "eager", "fp32", "cpu", FAST)] * 2
     stream = run_suite(items, tmp_path)
     first = next(stream)  # available before the second item has been measured
-    assert first["points"][0]["rounds"] == {
-        "count": 1,
-        "chosen_by": "latency_p50_ms",
-        "chosen_round": 1,
-        "values": [pytest.approx(first["points"][0]["latency_ms"]["p50"], rel=1e-5)],
-        "valid": [first["points"][0]["loadgen"]["result_valid"]],
-    }
+    (point,) = first["points"]
+    rounds = point["rounds"]
+    assert (rounds["count"], rounds["chosen_round"], rounds["spread"]) == (1, 1, 0.0)
+    assert rounds["values"] == [pytest.approx(point["latency_ms"]["p50"], rel=1e-5)]
+    # One round has no interval: low = high = the figure, at a confidence of 0.
+    assert rounds["interval"]["confidence"] == 0.0 and rounds["interval"]["low"] == rounds["interval"]["high"]
     assert len(list(stream)) == 1
 
 
@@ -102,17 +105,48 @@ def test_a_point_whose_rounds_disagree_gets_an_extra_round(p50s_ms, unsettled):
     assert unsettled_points(_prepared_with_p50s(settings, p50s_ms)) == unsettled
 
 
-def test_the_best_round_is_taken_among_the_valid_ones():
-    from harness.runner import _best_round
+def _single_stream_runs(p50s_ms_and_valid):
+    from harness.scenarios.loadgen_run import SutRecord
+    from harness.telemetry import PointEnergy
+
+    def parsed(p50_ms: float, ok: bool) -> dict:
+        latency_ns = dict.fromkeys(LATENCY_KEYS, p50_ms * 1e6)
+        return {"latency_ns": latency_ns, "result_valid": ok, "samples_per_second": 1000 / p50_ms}
+
+    return [
+        PointResult("single-stream", 1, 1, None, parsed(p50, ok), "summary", "", "", SutRecord(samples=16),
+                    PointEnergy(None, None, 1.0))
+        for p50, ok in p50s_ms_and_valid
+    ]  # fmt: skip
+
+
+def test_the_round_shown_is_the_valid_one_nearest_the_median():
+    from harness.rounds import point_from_rounds
     from harness.scenarios import get_scenario
 
-    runs = [
-        PointResult("single-stream", 1, 1, None, {"latency_ns": {"p50": p50 * 1e6}, "result_valid": ok}, "", "", "",
-                    None, None)
-        for p50, ok in [(1.0, False), (1.2, True), (1.1, True)]
-    ]  # fmt: skip
-    chosen, rounds = _best_round(get_scenario("single-stream", FAST), runs)
-    assert chosen is runs[2] and rounds["chosen_round"] == 3 and rounds["valid"] == [False, True, True]
+    # p50s 1.0 (LoadGen INVALID), 1.2, 1.1: median 1.1, the third round, which is VALID.
+    runs = _single_stream_runs([(1.0, False), (1.2, True), (1.1, True)])
+    point = point_from_rounds(get_scenario("single-stream", FAST), runs, FAST.with_(rounds_agreement=0.5))
+    assert point["rounds"]["chosen_round"] == 3 and point["rounds"]["valid"] == [False, True, True]
+    assert point["latency_ms"]["p50"] == pytest.approx(1.1)
+    # Throughputs 1000/1.0, 1000/1.2, 1000/1.1 = 1000, 833.3, 909.1: median 909.1.
+    assert point["throughput_per_s"] == pytest.approx(909.0909, rel=1e-6)
+    assert point["validity"]["valid"] is True
+
+
+def test_rounds_that_disagree_beyond_the_stated_spread_make_the_point_not_valid():
+    from harness.rounds import point_from_rounds
+    from harness.scenarios import get_scenario
+
+    # Throughputs 292.9, 383.6, 348.5, 1234.3/s (the quick suite on a loaded host): median (348.5 + 383.6) / 2
+    # = 366.05. The rounds' figure is p50 = 1000 / throughput ms: 3.414, 2.607, 2.869, 0.810, median 2.738,
+    # spread (3.414 - 0.810) / 2.738 = 95%, far beyond 10%: not valid (and not the fastest round).
+    runs = _single_stream_runs([(1000 / t, True) for t in (292.9, 383.6, 348.5, 1234.3)])
+    point = point_from_rounds(get_scenario("single-stream", FAST), runs, FAST.with_(rounds_agreement=0.10))
+    assert point["throughput_per_s"] == pytest.approx(366.05, rel=1e-6)
+    assert point["validity"]["valid"] is False
+    (reason,) = point["validity"]["reasons"]
+    assert reason.startswith("not valid: rounds disagree: latency_p50_ms ") and "(allowed 10%)" in reason
 
 
 def test_extra_rounds_are_measured_and_kept_with_the_others(tmp_path):

@@ -233,16 +233,15 @@ class Command(InputCheckedCommand):
             raise CommandError("; ".join(problems))
 
     def _summary(self, runs, skipped, failed, quarantined, elapsed_s):
-        header = f"{'workload':<22}{'scenario':<14}{'backend/precision':<20}{'point':<10}{'per s':>11}"
+        header = f"{'workload':<22}{'scenario':<18}{'backend/precision':<20}{'point':<16}{'per s':>11}"
         header += f"{'p50 ms':>10}{'p99 ms':>10}  loadgen"
         self.stdout.write("\n" + header)
         self.stdout.write("-" * len(header))
         for run in runs:
             for point in run.points.all():
-                label = f"b={point.batch_size}" if point.offered_rate_qps is None else f"{point.offered_rate_qps:g}qps"
                 throughput = point.output_tokens_per_s or point.throughput_per_s
                 self.stdout.write(
-                    f"{run.workload_name:<22}{run.scenario:<14}{run.backend + '/' + run.precision:<20}{label:<10}"
+                    f"{run.workload_name:<22}{run.scenario:<18}{run.backend + '/' + run.precision:<20}{point.label:<16}"
                     f"{throughput:>11.1f}{point.latency_p50_ms:>10.3f}{point.latency_p99_ms:>10.3f}  "
                     f"{'VALID' if point.loadgen_valid else 'INVALID'}"
                 )
