@@ -18,7 +18,8 @@ VLLM_STAMP := $(VLLM_VENV)/.installed-$(shell cat requirements-vllm.txt | cksum 
 KSERVE_VENV ?= .venv-kserve
 KSERVE_STAMP := $(KSERVE_VENV)/.installed-$(shell cat requirements-kserve.txt | cksum | cut -d' ' -f1)
 
-.PHONY: venv runtime-venv vllm-venv kserve-venv run serve test test-browser check lint format bench clean worker beat agent
+.PHONY: venv runtime-venv vllm-venv kserve-venv run serve test test-browser check lint format bench clean worker beat agent \
+	gpu-check
 
 # DEBUG is off unless asked for (inferledger/settings.py): these development targets ask for it. The
 # production-style targets below (worker, beat, agent) do not.
@@ -117,6 +118,12 @@ beat: runtime-venv
 AGENT ?= $(shell hostname -s)
 agent: runtime-venv
 	$(PY) manage.py run_agent --name $(AGENT)
+
+# On a GPU host with requirements-gpu.txt installed: the `gpu` tests (skipped with the reason without a CUDA
+# device), then the reference workloads on every backend/precision the GPU runs, as a table.
+gpu-check: venv
+	$(VENV)/bin/pytest -m gpu -rs -p no:cacheprovider tests/harness/test_gpu.py
+	$(PY) -m harness.gpu_check
 
 clean:
 	rm -rf $(VENV) $(VLLM_VENV) $(KSERVE_VENV) db.sqlite3 staticfiles .pytest_cache .ruff_cache

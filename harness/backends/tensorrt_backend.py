@@ -23,12 +23,12 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from ..scenarios.settings import PRESETS
 from .base import Backend, OutsideProfile
 from .onnxruntime_backend import batch_axes, export_onnx, exports_to_onnx
 
-# The profile's largest batch: covers the publishable suite's largest Offline batch and the server batcher's.
-MAX_BATCH = max(128, *PRESETS["publishable"].offline_batch_sizes, PRESETS["publishable"].server_max_batch_size)
+# The profile's largest batch: the publishable suite's largest Offline batch (tests/harness/test_backends_cpu.py
+# holds the two together; backends sit below scenarios, so this cannot read the preset).
+MAX_BATCH = 128
 WORKSPACE_BYTES = 4 << 30
 CACHE_DIR_ENV = "INFERLEDGER_TENSORRT_CACHE"
 
@@ -52,7 +52,9 @@ def device_key() -> dict:
     return {"device": properties.name, "capability": f"{properties.major}.{properties.minor}"}
 
 
-def engine_key(onnx_bytes: bytes, precision: str, shapes: dict[str, tuple], max_batch: int, trt_version: str) -> str:
+def engine_key(
+    onnx_bytes: bytes, precision: str, shapes: dict[str, tuple], max_batch: int, trt_version: str, device: dict
+) -> str:
     """The cache key of an engine: model, precision, shapes and profile, TensorRT version and device."""
     identity = {
         "model_sha256": hashlib.sha256(onnx_bytes).hexdigest(),
@@ -60,7 +62,7 @@ def engine_key(onnx_bytes: bytes, precision: str, shapes: dict[str, tuple], max_
         "shapes": {name: list(shape) for name, shape in sorted(shapes.items())},
         "profile_batch": [1, max_batch],
         "tensorrt": trt_version,
-    } | device_key()
+    } | device
     return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:32]
 
 
@@ -100,7 +102,9 @@ class TensorRTBackend(Backend):
             path = os.path.join(tmp, "model.onnx")
             export_onnx(model, example, path, self._names, batch_axes(self._names))
             onnx_bytes = Path(path).read_bytes()
-            self.cache_key = engine_key(onnx_bytes, self.precision, shapes, self.max_batch, trt.__version__)
+            self.cache_key = engine_key(
+                onnx_bytes, self.precision, shapes, self.max_batch, trt.__version__, device_key()
+            )
             engine_path = cache_dir() / f"{self.cache_key}.engine"
             self.cache_hit = engine_path.is_file()
             if self.cache_hit:
