@@ -42,11 +42,13 @@ def agent_register(*, report: dict, seen_at=None) -> Agent:
         agent, created = Agent.objects.update_or_create(
             name=report["name"], defaults=seen, create_defaults={**seen, "first_seen_at": now}
         )
+        # The first registration is the agent's first report, also when enroll_agent created its row before it.
+        first = created or agent.first_seen_at is None
         if agent.first_seen_at is None:  # enrolled before, speaking now for the first time
             Agent.objects.filter(pk=agent.pk).update(first_seen_at=now)
         environment = {"cpu_count": next((d.get("vcpu_count") for d in devices if d.get("vcpu_count")), 1)}
         agent.accelerators.set([accelerator_for_device(device, environment) for device in devices])
-        if created and broker_configured():
+        if first and broker_configured():
             agent_first_registered.send(sender=Agent, agent=agent)
     return agent
 

@@ -319,10 +319,14 @@ def measure_in_rounds(
     released, dropped from ``measuring`` and handed to ``on_error``.
     """
     measurements = sum(len(p.labels) * p.item.settings.rounds for p in measuring.values()) or 1
+    # The share shown so far: extra rounds start from where the rounds left the bar (past EXTRA_ROUNDS_SHARE
+    # when there were many points), so the bar never goes back.
+    reached = [0.0]
 
     def measure(index: int, prepared: PreparedItem, round_index: int, points, share) -> None:
         def on_point(event):
-            progress(event | {"fraction": fraction(share(event))})
+            reached[0] = max(reached[0], share(event))
+            progress(event | {"fraction": fraction(reached[0])})
 
         try:
             measure_round(prepared, round_index, on_point if progress else None, points, item=index, items=total)

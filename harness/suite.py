@@ -91,8 +91,14 @@ def plan_suite(
 
         device = "cuda" if torch.cuda.is_available() else "cpu"
     settings = preset(suite)
+    combos = _combos(suite, device)
+    if backends or precisions:
+        # A backend or precision named outright is measured even where the suite would not pair it with the
+        # workload (the quick suite runs ONNX Runtime on tabular only): unsupported pairs become Skips.
+        named = [(w, b, p) for w in WORKLOADS for b in backends or ["eager"] for p in precisions or ["fp32"]]
+        combos += [combo for combo in named if combo not in combos]
     items = []
-    for model_class, backend, precision in _combos(suite, device):
+    for model_class, backend, precision in combos:
         if model_class not in wanted or (backends and backend not in backends):
             continue
         if precisions and precision not in precisions:
@@ -146,7 +152,7 @@ def run_suite(
 
     With ``settings.rounds`` = 1 each item is measured and yielded in turn. With more, every item is
     loaded first, then each round measures every point of every item (so the rounds of one point are a
-    suite's length apart), and the results come at the end, each point its best round.
+    suite's length apart), and the results come at the end, each point the median of its rounds.
     """
     if all(item.settings.rounds == 1 for item in items):
         yield from _run_one_by_one(items, out_dir, progress)

@@ -34,3 +34,14 @@ def test_it_enqueues_a_job_that_the_local_agent_runs(catalog, capsys, django_cap
 def test_it_names_the_bad_option(catalog):
     with pytest.raises(CommandError, match="--batch-size"):
         call_command("enqueue", "--batch-size", "0")
+
+
+def test_prepare_run_with_a_broker_set_prints_the_token_then_says_why_nothing_was_queued(catalog, settings, tmp_path):
+    from io import StringIO
+
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/15"  # set, and no agent registered on it
+    out, err = StringIO(), StringIO()
+    call_command("prepare_run", "--token-file", str(tmp_path / "demo-token"), stdout=out, stderr=err)
+    assert "API token for 'demo': " in out.getvalue()
+    assert err.getvalue().startswith("The quick suite was not queued: agent: give an agent")
+    assert not Job.objects.exists()

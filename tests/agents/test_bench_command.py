@@ -72,3 +72,24 @@ def test_it_narrows_to_a_scenario_and_overrides_the_rounds(catalog, tmp_path, mo
     run = BenchmarkRun.objects.get()
     assert (run.workload_name, run.scenario) == ("tabular-tiny", "offline")
     assert (run.settings["rounds"], run.settings["min_query_count"]) == (1, 16)
+
+
+def test_the_readmes_encoder_on_onnx_runtime_runs(catalog, tmp_path, monkeypatch):
+    # README: bench --workload encoder --backend onnxruntime --precision fp32 (the quick suite pairs ONNX Runtime
+    # with tabular only; a backend named outright is measured on the named workload).
+    from harness.scenarios import settings as harness_settings
+    from harness.suite import plan_suite
+
+    planned = plan_suite("quick", workloads=["encoder"], backends=["onnxruntime"], precisions=["fp32"], device="cpu")
+    assert {(i.model_class, i.backend, i.precision) for i in planned} == {("encoder", "onnxruntime", "fp32")}
+    assert {i.scenario for i in planned} == {"single-stream", "offline", "server"}
+    short = harness_settings.preset("quick").with_(min_duration_ms=200, warmup_queries=2, rounds=1, extra_rounds=0)
+    monkeypatch.setitem(harness_settings.PRESETS, "quick", short)
+    out = StringIO()
+    call_command(
+        "bench", "--workload", "encoder", "--backend", "onnxruntime", "--precision", "fp32",
+        "--scenario", "single-stream", "--min-query-count", "16", "--out", str(tmp_path), stdout=out,
+    )  # fmt: skip
+    run = BenchmarkRun.objects.get()
+    assert (run.model_class, run.backend, run.precision) == ("encoder", "onnxruntime", "fp32")
+    assert "1 runs stored, 0 skipped, 0 quarantined, 0 failed" in out.getvalue()

@@ -1,6 +1,7 @@
 """Schedules in django-celery-beat: API creation, per-agent seeding, one job per slot."""
 
 from datetime import UTC, datetime, timedelta
+from io import StringIO
 
 import pytest
 from django_celery_beat.models import PeriodicTask
@@ -61,3 +62,16 @@ def test_it_seeds_a_daily_quick_suite_for_a_new_agent_when_a_broker_is_configure
 
 def test_it_seeds_no_schedule_in_the_embedded_default(agent):
     assert not JobSchedule.objects.exists()
+
+
+def test_an_agent_enrolled_before_its_first_registration_gets_its_daily_quick_suite(catalog, settings):
+    from django.core.management import call_command
+
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/15"
+    call_command("enroll_agent", "gpu03", stdout=StringIO(), stderr=StringIO())  # creates the agent's row
+    assert not JobSchedule.objects.exists()
+    agent = agent_register(report={"name": "gpu03", "devices": CPU})
+    schedule = JobSchedule.objects.get(agent=agent)
+    assert schedule.name == "daily quick suite on gpu03" and schedule.periodic_task.crontab.hour == "3"
+    agent_register(report={"name": "gpu03", "devices": CPU})  # a later registration seeds nothing more
+    assert JobSchedule.objects.count() == 1

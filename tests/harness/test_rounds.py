@@ -176,3 +176,18 @@ def test_a_bad_rounds_record_is_rejected_with_its_path(tmp_path):
 
 def result_slug(result: dict) -> str:
     return f"{result['workload']['name']}_{result['scenario']}_{result['backend']}_{result['precision']}_cpu"
+
+
+def test_the_progress_bar_never_goes_back_when_extra_rounds_begin(tmp_path, monkeypatch):
+    from harness import runner
+
+    # Extra rounds used to report a fixed share (0.975) however far the rounds had taken the bar: with it set
+    # below where two items' rounds end, the bar would jump back at the first extra round.
+    monkeypatch.setattr(runner, "EXTRA_ROUNDS_SHARE", 0.1)
+    always_disagree = FAST.with_(rounds=2, extra_rounds=1, rounds_agreement=0.0)
+    items = [SuiteItem("tabular", "tiny", "single-stream", "eager", "fp32", "cpu", always_disagree)] * 2
+    events = []
+    list(run_suite(items, tmp_path, progress=events.append))
+    assert any("extra round" in str(e.get("point")) for e in events)
+    fractions = [e["fraction"] for e in events]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
