@@ -1,13 +1,20 @@
-"""What an agent host reports about itself: its devices and software versions. Django-free (runs on GPU hosts)."""
+"""What an agent host reports about itself: its devices and software versions. Django-free (runs on GPU hosts).
+
+Read without importing torch, ONNX Runtime or TensorRT (their installed versions from package metadata, CUDA's
+from NVML): an idle agent registers and waits for jobs; it imports torch when its first job runs (an import
+of torch alone holds about 200 MiB).
+"""
 
 from __future__ import annotations
 
+import os
+import platform
 import socket
+import sys
+from importlib.metadata import PackageNotFoundError, version
 
-from harness.telemetry.environment import capture_environment, cpu_model
+from harness.telemetry.environment import cpu_model
 from harness.telemetry.nvml import nvml_status
-
-VERSION_KEYS = ("python", "torch", "cuda", "driver", "onnxruntime", "tensorrt", "mlcommons_loadgen", "platform")
 
 
 def agent_queue(name: str) -> str:
@@ -35,16 +42,47 @@ def nvml_devices() -> list[dict]:
     return devices
 
 
+def _installed(*distributions: str) -> str | None:
+    """The version of the first of ``distributions`` installed (onnxruntime-gpu stands in for onnxruntime)."""
+    for distribution in distributions:
+        try:
+            return version(distribution)
+        except PackageNotFoundError:
+            continue
+    return None
+
+
+def _nvml_versions() -> tuple[str | None, str | None]:
+    """(the driver's version, the CUDA version it supports), or (None, None) without NVML."""
+    pynvml, _reason = nvml_status()
+    if pynvml is None:
+        return None, None
+    driver = pynvml.nvmlSystemGetDriverVersion()
+    cuda = pynvml.nvmlSystemGetCudaDriverVersion()  # e.g. 12080
+    return (driver.decode() if isinstance(driver, bytes) else str(driver)), f"{cuda // 1000}.{cuda % 1000 // 10}"
+
+
+def host_versions() -> dict:
+    driver, cuda = _nvml_versions()
+    return {
+        "python": sys.version.split()[0],
+        "torch": _installed("torch"),
+        "cuda": cuda,
+        "driver": driver,
+        "onnxruntime": _installed("onnxruntime", "onnxruntime-gpu"),
+        "tensorrt": _installed("tensorrt", "tensorrt-cu12", "tensorrt-cu13"),
+        "mlcommons_loadgen": _installed("mlcommons-loadgen"),
+        "platform": platform.platform(),
+    }
+
+
 def collect_inventory(name: str) -> dict:
     """The registration report an agent sends to the control plane."""
-    environment = capture_environment()
-    devices = nvml_devices() or [
-        {"type": "cpu", "index": 0, "name": cpu_model(), "vcpu_count": environment.get("cpu_count") or 1}
-    ]
+    devices = nvml_devices() or [{"type": "cpu", "index": 0, "name": cpu_model(), "vcpu_count": os.cpu_count() or 1}]
     return {
         "name": name,
         "hostname": socket.gethostname(),
         "queue": agent_queue(name),
         "devices": devices,
-        "versions": {key: environment.get(key) for key in VERSION_KEYS},
+        "versions": host_versions(),
     }

@@ -7,8 +7,6 @@ import platform
 import socket
 import sys
 
-import torch
-
 
 def cpu_model() -> str:
     try:
@@ -42,11 +40,15 @@ def driver_version() -> str | None:
 def device_info(device: str, index: int = 0) -> dict:
     """The payload's ``device`` block: type, name (CPU model or GPU name) and index."""
     if device == "cuda":
+        import torch
+
         return {"type": "cuda", "name": torch.cuda.get_device_name(index), "index": index}
     return {"type": "cpu", "name": cpu_model(), "index": 0}
 
 
 def capture_environment() -> dict:
+    import torch  # here, not at import: an idle agent's registration reads this module without torch
+
     try:
         from importlib.metadata import version
 
