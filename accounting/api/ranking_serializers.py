@@ -231,6 +231,11 @@ class RankingRowSerializer(OriginMixin):
     price = PriceSerializer()
     assumptions = OnPremAssumptionsSerializer(allow_null=True)
     cost_per_million_usd = serializers.DecimalField(**PER_MILLION_USD)
+    cost_interval_usd = serializers.ListField(
+        child=serializers.DecimalField(**PER_MILLION_USD), allow_null=True,
+        help_text="(low, high) cost per million at the point's throughput interval over its rounds; null without one.",
+    )  # fmt: skip
+    tied_with_next = serializers.BooleanField(help_text="Its cost interval overlaps the next row's: a tie.")
     tokens = TokenCostSerializer(allow_null=True)
 
 

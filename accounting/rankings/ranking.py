@@ -7,7 +7,7 @@ A row is one (accelerator, origin, published source, accelerator count): measure
 of the same workload rank side by side, each labelled with where it came from.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
 
@@ -20,6 +20,7 @@ from accounting.models import CostSnapshot
 from accounting.pricing import costing
 from accounting.pricing.offerings import no_price_reason, offer_at_point
 from accounting.provenance import published_by_source, published_of, source_label
+from accounting.rankings import intervals
 from accounting.sla import Sla
 from hardware_catalog.models import Accelerator, OnPremAssumptions, Price, PriceKind
 from hardware_catalog.selectors import cheapest_prices_in_force, onprem_assumptions_in_force
@@ -50,6 +51,10 @@ class RankingRow:
     accelerator_count: int  # the deployment unit the result was measured on
     tokens: token_model.LlmCost | None = None  # LLM workloads: per 1M output and total tokens
     published: PublishedResult | None = None  # a published row's round, division, submitter, system
+    # (low, high) cost per million at the point's throughput interval (accounting.rankings.intervals), and whether that
+    # interval overlaps the next row's: a tie the ranking cannot break.
+    cost_interval_usd: tuple[Decimal, Decimal] | None = None
+    tied_with_next: bool = False
 
 
 @dataclass(frozen=True)
@@ -168,14 +173,21 @@ def ranking(
             rates = token_model.token_rates(point, lengths)
             tokens = token_model.llm_cost(hourly_usd=offer.hourly.total_usd_per_hour, rates=rates, utilization=share)
         energy = sla_rule.energy_j(point, throughput, point.power_w_mean)
+        interval = intervals.cost_interval_per_million(
+            hourly_usd=offer.hourly.total_usd_per_hour, point=point, unit_throughput_per_s=throughput, utilization=share
+        )
         rows.append(
             RankingRow(
                 0, accelerator, run, point, throughput, point.latency_p99_ms, energy, offer.hourly, price,
-                offer.assumptions, per_million, run.origin, source, run.accelerator_count, tokens, record,
+                offer.assumptions, per_million, run.origin, source, run.accelerator_count, tokens, record, interval,
             )
         )  # fmt: skip
     rows.sort(key=lambda row: (row.cost_per_million_usd, -row.throughput_per_s, str(row.accelerator), row.source))
-    rows = [_with_rank(row, rank) for rank, row in enumerate(rows, start=1)]
+    ties = intervals.tied_with_next([row.cost_per_million_usd for row in rows], [row.cost_interval_usd for row in rows])
+    rows = [
+        replace(_with_rank(row, rank), tied_with_next=tie)
+        for rank, (row, tie) in enumerate(zip(rows, ties, strict=True), start=1)
+    ]
     chosen_keys = {_row_key(p.run.accelerator_id, p.run.origin, p.run.external_source, p.run.accelerator_count)
                    for p in chosen}  # fmt: skip
     infeasible += _cannot_meet_sla(runs, chosen_workload, sla, chosen_keys)
