@@ -18,6 +18,7 @@ from harness.endpoints.target import ENDPOINT_SCENARIOS, PROTOCOLS
 from harness.host.plan import plan_items
 from harness.names import SCENARIOS, SIZES
 from harness.suite import SUITES, Failure, Skip, plan_suite, plan_user_workload, run_suite
+from harness.telemetry.host import HOST_CHECK_MODES, HOST_CHECKS_ENV
 from inferledger.commands import InputCheckedCommand
 from results.ingest import QUARANTINED, STORED, ingest_result
 from results.models import BenchmarkRun
@@ -126,8 +127,17 @@ class Command(InputCheckedCommand):
             action="store_true",
             help="Do nothing if this host already has results from this suite (make run uses it on restarts).",
         )
+        parser.add_argument(
+            "--host-checks",
+            choices=HOST_CHECK_MODES,
+            help="The machine's fitness checks around each point: enforce (a point measured on an unfit host is "
+            "stored not valid) or record (a shared host: state and reasons recorded only); default "
+            "INFERLEDGER_HOST_CHECKS.",
+        )
 
     def handle(self, *args, suite, workload, backend, precision, out, once=False, size=None, scenario=None, **options):
+        if options.get("host_checks"):
+            os.environ[HOST_CHECKS_ENV] = options["host_checks"]  # read by the harness where each point is judged
         if options.get("endpoint") or options.get("endpoint_url"):
             return self._endpoint(suite, out, scenario, options)
         overrides = {"rounds": options.get("rounds"), "min_query_count": options.get("min_query_count")}
@@ -248,6 +258,8 @@ class Command(InputCheckedCommand):
         for run in runs:
             if run.accuracy_passed is False:
                 self.stdout.write(f"not ranked: {run}: accuracy guard {describe_accuracy(run.accuracy)}")
+            for reason in run.not_valid_reasons:
+                self.stdout.write(f"not ranked: {run}: {reason}")
         for skip in skipped:
             self.stdout.write(f"skipped {skip.workload} {skip.scenario} {skip.backend}/{skip.precision}: {skip.reason}")
         for failure in failed:
