@@ -35,9 +35,9 @@ def test_a_schedule_with_a_nested_spec_is_a_400_naming_it(staff_api, agent):
     assert not JobSchedule.objects.exists()
 
 
-def test_an_endpoint_with_an_unknown_field_is_a_400_naming_it(staff_api):
+def test_an_endpoint_with_an_unknown_field_is_a_400_naming_it(staff_api, catalog):
     body = {"name": "noop", "protocol": "openai-completions", "url": "http://127.0.0.1:1", "model": "m",
-            "max_tokens": 9}  # fmt: skip
+            "accelerator": "NVIDIA H100 SXM5 80GB", "max_tokens": 9}  # fmt: skip
     response = staff_api.post("/api/v1/endpoints/", body, format="json")
     assert response.status_code == 400 and set(response.data) == {"max_tokens"}
     nested = body | {"max_tokens": None, "protocol": "oip-v2", "v2_input": {"name": "x", "dims": [1]}}
