@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('results', '0002_quarantine_bounded_and_digested'),
+        ('results', '0003_open_world'),
     ]
 
     operations = [
