@@ -2,7 +2,8 @@
 
 Layout (the submission rules' own, any depth above it):
 ``<division>/<submitter>/systems/<system>.json`` and
-``<division>/<submitter>/results/<system>/<benchmark>/<scenario>/performance/run_1/mlperf_log_{detail,summary}.txt``.
+``<division>/<submitter>/results/<system>/<benchmark>/<scenario>/performance/run_1/mlperf_log_{detail,summary}.txt``
+(or, for a run measured with MLCommons' endpoints harness, ``result_summary.json``: see endpoints_summary).
 Folder names are kept as published (``system`` is the system's folder name). A record carries its
 provenance (round, division, submitter, system, path, metric key) and everything the store needs,
 so a record list can be shipped as data and loaded without the trees.
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from . import metrics
+from .endpoints_summary import RESULT_SUMMARY, EndpointsSummaryError, read_endpoints_summary
 
 DETAIL, SUMMARY = "mlperf_log_detail.txt", "mlperf_log_summary.txt"
 DIVISIONS = ("closed", "open", "network")
@@ -194,11 +196,14 @@ def read_tree(root: Path, *, round_name: str) -> list[Record]:
 
 
 def _read_run(record: Record, run_dir: Path, base: Path) -> None:
-    detail, summary = run_dir / DETAIL, run_dir / SUMMARY
+    detail, summary, endpoints = run_dir / DETAIL, run_dir / SUMMARY, run_dir / RESULT_SUMMARY
     log = detail if detail.is_file() else summary
+    if not log.is_file() and endpoints.is_file():
+        _read_endpoints_run(record, endpoints, base)
+        return
     record.source_path = str(log.relative_to(base))
     if not log.is_file():
-        record.problem = "no mlperf_log_detail.txt or mlperf_log_summary.txt"
+        record.problem = f"no {DETAIL}, {SUMMARY} or {RESULT_SUMMARY}"
         return
     values = read_detail(log) if log.name == DETAIL else read_summary(log)
     record.valid = str(values.get("result_validity", "")).upper() == "VALID"
@@ -207,14 +212,38 @@ def _read_run(record: Record, run_dir: Path, base: Path) -> None:
     if folder is None or ran is None:
         record.problem = f"unknown scenario '{record.scenario}'"
         return
+    if _set_figure(record, folder, ran, values):
+        record.figures = {key: str(value) for key, value in values.items() if _KEPT.match(key)}
+
+
+def _read_endpoints_run(record: Record, path: Path, base: Path) -> None:
+    """A run of the endpoints harness: its file states no scenario of its own, so the folder's is the run's."""
+    record.source_path = str(path.relative_to(base))
+    folder = metrics.scenario_from_folder(record.scenario)
+    if folder is None:
+        record.problem = f"unknown scenario '{record.scenario}'"
+        return
+    try:
+        values = read_endpoints_summary(path, scenario=folder)
+    except EndpointsSummaryError as exc:
+        record.problem = str(exc)
+        return
+    # Published in the results tree and complete by its own account; the file states no VALID/INVALID, which
+    # figures['result_validity'] says rather than a verdict invented here.
+    record.valid = True
+    if _set_figure(record, folder, folder, values):
+        record.figures = dict(values)
+
+
+def _set_figure(record: Record, folder: str, ran: str, values: dict) -> bool:
     try:
         figure = metrics.published_figure(
             round_name=record.round, folder_scenario=folder, effective_scenario=ran, values=values
         )
     except metrics.MetricError as exc:
         record.problem = str(exc)
-        return
+        return False
     record.metric, record.value, record.unit, record.inferred_from = (
         figure.metric, figure.value, figure.unit, figure.inferred_from,
     )  # fmt: skip
-    record.figures = {key: str(value) for key, value in values.items() if _KEPT.match(key)}
+    return True
