@@ -10,7 +10,9 @@ as JSON (mlcommons/endpoints ``src/inference_endpoint/metrics/report.py``, ``Rep
 - ``ttft``, ``tpot``, ``latency``: series rollups in ns (``min``, ``max``, ``avg``, ``median``, ``percentiles`` keyed by
   the percentile as text, "99" or "99.0" ...), ``{}`` when the series is empty;
 - ``n_samples_issued`` / ``_completed`` / ``_failed``, ``duration_ns``, ``state`` ('complete', 'interrupted' ...) and
-  ``complete`` (state is 'complete' and nothing was left pending).
+  ``complete`` (state is 'complete' and nothing was left pending);
+- ``run_config`` (newer versions): the run's settings, ``load_pattern.type`` among them ('max_throughput' for an
+  Offline run, 'poisson' or 'concurrency' for online ones; config/schema.py LoadPatternType).
 
 It states no MLPerf VALID/INVALID verdict. So the reader translates the figures into the LoadGen keys the importer
 already reads (the same quantity under the name the rest of the importer knows), keeps ``state`` and ``complete``,
@@ -38,6 +40,8 @@ _PERCENTILE_KEYS = {
     "ttft": "result_first_token_{}_percentile_latency_ns",
     "tpot": "result_time_per_output_token_{}_percentile_ns",
 }
+# The harness's load patterns that name a scenario (others, e.g. agentic ones, say nothing about the folder's).
+_OFFLINE_PATTERNS, _ONLINE_PATTERNS = {"max_throughput"}, {"poisson", "concurrency"}
 _LATENCY_ROLLUPS = {"min": "result_min_latency_ns", "max": "result_max_latency_ns", "avg": "result_mean_latency_ns"}
 
 
@@ -61,7 +65,13 @@ def read_endpoints_summary(path: Path, *, scenario: str) -> dict:
         raise EndpointsSummaryError(
             f"the endpoints run did not complete (state {state!r}, complete {complete!r} in {RESULT_SUMMARY})"
         )
+    if scenario not in (metrics.OFFLINE, metrics.SERVER, metrics.INTERACTIVE):
+        raise EndpointsSummaryError(f"a {scenario} figure is not read from {RESULT_SUMMARY} (it states throughputs)")
     family = metrics.OFFLINE if scenario == metrics.OFFLINE else metrics.SERVER
+    pattern = _load_pattern(report)
+    offline_pattern, online_pattern = pattern in _OFFLINE_PATTERNS, pattern in _ONLINE_PATTERNS
+    if (offline_pattern and family != metrics.OFFLINE) or (online_pattern and family == metrics.OFFLINE):
+        raise EndpointsSummaryError(f"the {scenario} folder holds a run of load pattern '{pattern}' ({RESULT_SUMMARY})")
     values: dict[str, str] = {}
     for name, key in _THROUGHPUT[family].items():
         if _is_number(report.get(name)):
@@ -79,8 +89,16 @@ def read_endpoints_summary(path: Path, *, scenario: str) -> dict:
         if isinstance(latency, dict) and _is_number(latency.get(name)):
             values[key] = str(latency[name])
     values["endpoints_state"], values["endpoints_complete"] = str(state), str(complete)
+    if pattern:
+        values["endpoints_load_pattern"] = pattern
     values["result_validity"] = VALIDITY_NOT_STATED
     return values
+
+
+def _load_pattern(report: dict) -> str:
+    run_config = report.get("run_config")
+    load_pattern = run_config.get("load_pattern") if isinstance(run_config, dict) else None
+    return str(load_pattern.get("type") or "") if isinstance(load_pattern, dict) else ""
 
 
 def _is_number(value) -> bool:

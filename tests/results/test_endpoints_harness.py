@@ -53,10 +53,17 @@ def test_the_reader_states_that_validity_is_not_stated_and_refuses_an_incomplete
     assert values["result_validity"].startswith("not stated")
     # qps 40.96 = 24,576 samples / 600 s, under LoadGen's Offline samples/s key.
     assert values["result_samples_per_second"] == "40.96"
-    server = read_endpoints_summary(RUN, scenario="Server")  # Server's keys are LoadGen's 'completed' ones
-    assert server["result_completed_tokens_per_second"] == "12288.5"
+    assert values["endpoints_load_pattern"] == "max_throughput"
 
-    interrupted = tmp_path / "result_summary.json"
+    other = tmp_path / "result_summary.json"
+    # An online run (poisson) in a Server folder: Server's keys are LoadGen's 'completed' ones.
+    other.write_text(RUN.read_text().replace('"max_throughput"', '"poisson"'))
+    assert read_endpoints_summary(other, scenario="Server")["result_completed_tokens_per_second"] == "12288.5"
+    with pytest.raises(EndpointsSummaryError, match="the Offline folder holds a run of load pattern 'poisson'"):
+        read_endpoints_summary(other, scenario="Offline")
+    with pytest.raises(EndpointsSummaryError, match="a SingleStream figure is not read"):
+        read_endpoints_summary(RUN, scenario="SingleStream")
+    interrupted = other
     interrupted.write_text(RUN.read_text().replace('"state": "complete"', '"state": "interrupted"'))
     with pytest.raises(EndpointsSummaryError, match="did not complete .*'interrupted'"):
         read_endpoints_summary(interrupted, scenario="Offline")
