@@ -21,7 +21,7 @@ compares the stored floats, so the two forms agree to the last bit (tests/accoun
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -70,11 +70,22 @@ class Sla:
 
     def meets(self, point, workload: Workload) -> bool:
         """The Python form: every stated bound holds at the point (figure() for each bounded field)."""
+        return self.holds({name: figure(point, name, workload) for name in self.bounds})
+
+    def holds(self, figures: Mapping[str, float | None]) -> bool:
+        """Every stated bound holds for these figures (keyed by bound name; a missing or None figure fails).
+
+        The comparison itself, for any engine that already holds a point's figures (the serving fronts read
+        figure() into their points): one rule, so the rankings and the serving ranking cannot disagree."""
         for name, bound in self.bounds.items():
-            value = figure(point, name, workload)
+            value = figures.get(name)
             if value is None or not value <= float(bound):
                 return False
         return True
+
+    def without(self, *names: str) -> Sla:
+        """This SLA with the named bounds dropped (e.g. only its TTFT bound, to build a front)."""
+        return Sla(**{name: None if name in names else value for name, value in self.bounds.items()})
 
     def filter(self, points, workload: Workload):
         """The SQL form of meets() on an OperatingPoint queryset: NULL figures fail a bound, as in Python."""

@@ -209,37 +209,30 @@ def read_at_interactivity(front: Front, target_tps_per_user) -> FrontReading:
     return FrontReading(target, value, lower, upper, False, interval, INTERPOLATION_METHOD)
 
 
-@dataclass(frozen=True)
-class SlaReading:
-    """A reading at an LLM SLA: the front of the points meeting the TTFT bound, read at 1000 / TPOT bound."""
-
-    ttft_p99_ms: float
-    tpot_p99_ms: float
-    front: Front
-    reading: FrontReading
-
-
-def front_meeting_ttft(points: Iterable[ServingPoint], ttft_p99_ms) -> Front:
-    """The front of the points whose measured TTFT p99 meets the bound; the others listed with why."""
-    ttft_bound = _finite_positive(ttft_p99_ms, "ttft_p99_ms")
-    meeting, excluded = [], []
-    for point in points:
-        if point.ttft_p99_ms is None:
-            excluded.append((point, "no TTFT p99 measured: cannot show it meets the TTFT bound"))
-        elif point.ttft_p99_ms > ttft_bound:
-            excluded.append((point, f"TTFT p99 {point.ttft_p99_ms:.4g} ms > {ttft_bound:g} ms"))
-        else:
-            meeting.append(point)
-    front = pareto_front(meeting)
-    return Front(front.points, front.excluded + tuple(excluded))
+def read_within(front: Front, target_tps_per_user, meeting: Iterable[ServingPoint]) -> FrontReading:
+    """At an SLA: ``front`` read at the target speed (1000 / TPOT bound) where it reaches it; where every
+    point of ``meeting`` (the points that meet the SLA, decided by the caller's SLA rule) serves users
+    faster than the target asks, so the target lies below the front, the most productive of them, as
+    measured (never extrapolated). Refused when ``meeting`` is empty."""
+    meeting = list(meeting)
+    if not meeting:
+        raise Refused("no point meets the SLA")
+    try:
+        return read_at_interactivity(front, target_tps_per_user)
+    except Refused:
+        if front.points and float(target_tps_per_user) > front.points[-1].interactivity_tps_per_user:
+            raise
+    best = max(meeting, key=lambda p: (p.output_tokens_per_s_per_accelerator, p.key))
+    return FrontReading(
+        float(target_tps_per_user), best.output_tokens_per_s_per_accelerator, best, best, True,
+        best.interval_per_accelerator, SLOWEST_MEETING_METHOD,
+    )  # fmt: skip
 
 
-def read_at_sla(points: Iterable[ServingPoint], *, ttft_p99_ms, tpot_p99_ms) -> SlaReading:
-    """Throughput per accelerator where users get 1000/TPOT tokens/s, from the points meeting TTFT p99."""
-    ttft_bound = _finite_positive(ttft_p99_ms, "ttft_p99_ms")
-    tpot_bound = _finite_positive(tpot_p99_ms, "tpot_p99_ms")
-    front = front_meeting_ttft(points, ttft_bound)
-    return SlaReading(ttft_bound, tpot_bound, front, read_at_interactivity(front, 1000.0 / tpot_bound))
+SLOWEST_MEETING_METHOD = (
+    "measured point (no interpolation): every point meeting the SLA serves users faster than it asks; "
+    "the most productive of them"
+)
 
 
 def best_covered_target(fronts: Iterable[Front]) -> float | None:

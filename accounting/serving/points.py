@@ -22,9 +22,6 @@ from hardware_catalog.models import Accelerator
 from results.models import BenchmarkRun, OperatingPoint, RunOrigin
 from workloads import registry
 
-# Where LoadGen's requested TPOT bound sits in a run's settings (summary and detail log spellings).
-_TPOT_BOUND_KEYS_NS = ("tpot_latency (ns)", "server_tpot_latency", "tpot_latency_ns", "tpot_latency")
-
 
 def llm_workload(workload_id: str) -> registry.Workload:
     """The workload, when it is one whose unit is output tokens (an LLM of the registry, or an endpoint's
@@ -70,15 +67,14 @@ def _replica_requests_per_s(point: OperatingPoint, run: BenchmarkRun) -> float |
     return None
 
 
-def _tpot(point: OperatingPoint, run: BenchmarkRun) -> tuple[float | None, InteractivitySource | None]:
-    if point.tpot_p99_ms is not None:
-        return point.tpot_p99_ms, InteractivitySource.MEASURED_TPOT_P99
-    if run.origin == RunOrigin.EXTERNAL and run.scenario.lower() != "offline":
-        for key in _TPOT_BOUND_KEYS_NS:
-            bound_ns = (run.settings or {}).get(key)
-            if isinstance(bound_ns, int | float) and bound_ns > 0:
-                return bound_ns / 1e6, InteractivitySource.TPOT_BOUND
-    return None, None
+def _tpot(point: OperatingPoint, workload: registry.Workload) -> tuple[float | None, InteractivitySource | None]:
+    """The point's TPOT figure by the SLA rule (accounting.sla.figure): measured, or a VALID published result's
+    MLPerf bound where it publishes no percentile ("met by validity"), labelled as a bound."""
+    tpot_ms = sla_rule.figure(point, "tpot_p99_ms", workload)
+    if tpot_ms is None:
+        return None, None
+    measured = point.tpot_p99_ms is not None
+    return tpot_ms, InteractivitySource.MEASURED_TPOT_P99 if measured else InteractivitySource.TPOT_BOUND
 
 
 def _rounds(point: OperatingPoint, payload_points: list | None) -> tuple[float, ...]:
@@ -109,13 +105,16 @@ def point_label(point: OperatingPoint, run: BenchmarkRun) -> str:
     return f"measured on {where}, {run.scenario}, {load}"
 
 
-def serving_point(point: OperatingPoint, run: BenchmarkRun, *, rounds: list | None = None) -> ServingPoint | None:
-    """The stored point as a serving point, or None when it has no output tokens/s. ``rounds``: the run's payload
-    points (fronts() reads them for measured runs in one query); None reads them from the run itself."""
+def serving_point(
+    point: OperatingPoint, run: BenchmarkRun, workload: registry.Workload, *, rounds: list | None = None
+) -> ServingPoint | None:
+    """The stored point as a serving point, or None when it has no output tokens/s. Its TTFT and TPOT are the
+    SLA rule's figures (accounting.sla.figure), so both engines judge an SLA on the same numbers. ``rounds``: the
+    run's payload points (fronts() reads them for measured runs in one query); None reads them from the run."""
     output_tps = _replica_output_tokens_per_s(point, run)
     if not output_tps or output_tps <= 0:
         return None
-    tpot_ms, source = _tpot(point, run)
+    tpot_ms, source = _tpot(point, workload)
     requests = _replica_requests_per_s(point, run)
     llm = (point.details or {}).get("llm") or {}
     lengths = {
@@ -130,7 +129,7 @@ def serving_point(point: OperatingPoint, run: BenchmarkRun, *, rounds: list | No
         accelerators_per_replica=max(int(run.accelerator_count or 1), 1),
         tpot_ms=tpot_ms,
         interactivity_source=source,
-        ttft_p99_ms=point.ttft_p99_ms,
+        ttft_p99_ms=sla_rule.figure(point, "ttft_p99_ms", workload),
         scenario=run.scenario,
         output_tokens_per_s_values=_rounds(point, rounds if rounds is not None else _payload_points(run)),
         power_w=power if power and power > 0 else None,
@@ -154,11 +153,11 @@ class FrontGroup:
 
 
 # The columns a front reads (both tables are wide, with large JSON and logs): the rest stays in the database.
-# `settings` holds a published run's TPOT bound; measured runs' round figures come from their payloads in one
-# query of their own (_measured_rounds).
+# A published run's TTFT/TPOT bounds come from the registry (accounting.sla.figure); measured runs' round
+# figures come from their payloads in one query of their own (_measured_rounds).
 _RUN_FIELDS = (
     "id", "origin", "external_source", "accelerator", "accelerator_count", "agent", "device_name", "workload_name",
-    "model_class", "size", "scenario", "backend", "precision", "settings", "started_at",
+    "model_class", "size", "scenario", "backend", "precision", "started_at",
 )  # fmt: skip
 _POINT_FIELDS = (
     "id", "run", "index", "batch_size", "concurrency", "offered_rate_qps", "throughput_per_s", "throughput_unit",
@@ -182,10 +181,11 @@ def fronts(
     *, workload: str, as_of=None, published=policy.Published.ALL, precision=None, backend=None, accelerator_ids=None
 ) -> list[FrontGroup]:
     """Every front of ``workload``, ordered by accelerator name, backend, precision and origin."""
+    spec = llm_workload(workload)
     runs = policy.eligible_runs(
         workload=None, as_of=as_of, published=published, precision=precision,
         backend=backend, accelerator_ids=accelerator_ids,
-    ).filter(model_class=llm_workload(workload).model_class)  # fmt: skip
+    ).filter(model_class=spec.model_class)  # fmt: skip
     # The latest run per configuration, by the rankings' own rule (policy.latest_run_ids: each published result
     # is its own), chosen in the database: only those runs and their points are read.
     chosen_ids = policy.latest_run_ids(runs.filter(stored_names_of(workload, runs)))
@@ -201,7 +201,7 @@ def fronts(
     for point in points:
         run = chosen[point.run_id]
         point.run = run  # the run already loaded: no second read of it per point
-        serving = serving_point(point, run, rounds=rounds.get(run.pk) or [])
+        serving = serving_point(point, run, spec, rounds=rounds.get(run.pk) or [])
         if serving is not None:
             group = groups.setdefault((run.accelerator_id, run.backend, run.precision, run.origin), {})
             group.setdefault(_repeat_key(run, point, serving), []).append(serving)

@@ -12,6 +12,7 @@ from django.utils import timezone
 from accounting import policy
 from accounting.pricing import costing
 from accounting.pricing.offerings import hourly_offer, no_price_reason
+from accounting.serving.at_sla import read_at_sla
 from accounting.serving.economics import (
     Energy,
     TokenCosts,
@@ -20,14 +21,7 @@ from accounting.serving.economics import (
     tie_groups,
     token_costs,
 )
-from accounting.serving.front import (
-    INTERPOLATION_METHOD,
-    INTERVAL_METHOD,
-    FrontReading,
-    Refused,
-    front_meeting_ttft,
-    read_at_interactivity,
-)
+from accounting.serving.front import INTERPOLATION_METHOD, INTERVAL_METHOD, FrontReading, Refused, read_at_interactivity
 from accounting.serving.points import FrontGroup, fronts, llm_workload
 from hardware_catalog.models import OnPremAssumptions, Price, PriceKind
 from hardware_catalog.selectors import cheapest_prices_in_force, onprem_assumptions_in_force
@@ -109,9 +103,10 @@ def serving_ranking(
 ) -> ServingRanking:
     """Fronts of ``workload`` read at the target; rows by cost per 1M output tokens on ``price_kind``."""
     spec = llm_workload(workload)
-    if (ttft_p99_ms is None) != (tpot_p99_ms is None):
+    sla = policy.requested_sla(spec, ttft_p99_ms=ttft_p99_ms, tpot_p99_ms=tpot_p99_ms)
+    if (sla.ttft_p99_ms is None) != (sla.tpot_p99_ms is None):
         raise ValueError("an LLM SLA needs both ttft_p99_ms and tpot_p99_ms")
-    if interactivity_tps_per_user is None and tpot_p99_ms is None:
+    if interactivity_tps_per_user is None and not sla:
         raise ValueError("give interactivity_tps_per_user, or ttft_p99_ms and tpot_p99_ms")
     share = costing.to_decimal(utilization, "utilization")
     at = as_of or timezone.now()
@@ -121,17 +116,14 @@ def serving_ranking(
         accelerator_ids=accelerator_ids,
     )  # fmt: skip
     targets = [] if interactivity_tps_per_user is None else [float(interactivity_tps_per_user)]
-    if tpot_p99_ms is not None:
-        targets.append(float(1000 / costing.to_decimal(tpot_p99_ms, "tpot_p99_ms")))
+    if sla:
+        targets.append(1000.0 / float(sla.tpot_p99_ms))
     target = max(targets)  # with both, the stricter speed
 
     readings, refused = [], []
     for group in groups:
-        front = group.front
-        if ttft_p99_ms is not None:
-            front = front_meeting_ttft([*front.points, *(p for p, _ in front.excluded)], ttft_p99_ms)
         try:
-            readings.append((group, read_at_interactivity(front, target)))
+            readings.append((group, _reading(group, sla, target)))
         except Refused as exc:
             refused.append(ServingRefusal(group, exc.reason))
 
@@ -172,11 +164,23 @@ def serving_ranking(
     ]
     refused.sort(key=lambda r: (str(r.group.accelerator), r.group.backend, r.group.precision, r.group.origin))
     return ServingRanking(
-        spec, target, None if ttft_p99_ms is None else float(ttft_p99_ms),
-        None if tpot_p99_ms is None else float(tpot_p99_ms), price_kind, share, at,
+        spec, target, None if sla.ttft_p99_ms is None else float(sla.ttft_p99_ms),
+        None if sla.tpot_p99_ms is None else float(sla.tpot_p99_ms), price_kind, share, at,
         None if input_len is None else costing.to_decimal(input_len, "input_tokens_per_request"), built, refused,
         fronts=groups,
     )  # fmt: skip
+
+
+def _reading(group: FrontGroup, sla, target: float) -> FrontReading:
+    """The group's front read at the target speed; under an SLA, with the points meeting it decided by the
+    SLA rule (accounting.sla), and at the SLA's own speed when no faster interactivity was asked for."""
+    if not sla:
+        return read_at_interactivity(group.front, target)
+    points = [*group.front.points, *(p for p, _ in group.front.excluded)]
+    at_sla = read_at_sla(points, sla)
+    if target > 1000.0 / float(sla.tpot_p99_ms):  # a faster speed asked beside the SLA: read there
+        return read_at_interactivity(at_sla.front, target)
+    return at_sla.reading
 
 
 def _bases(group, reading, prices, assumptions, energy, ratio, share) -> tuple[list[BasisCost], dict[str, str]]:

@@ -11,7 +11,6 @@ from accounting.serving.front import (
     front_curve,
     pareto_front,
     read_at_interactivity,
-    read_at_sla,
 )
 
 MEASURED = InteractivitySource.MEASURED_TPOT_P99
@@ -115,15 +114,6 @@ def test_it_labels_an_interactivity_taken_from_the_scenario_bound():
 
     assert "not a measured figure" in bound.interactivity_source
     assert bound.interactivity_tps_per_user == 5.0
-
-
-def test_it_reads_at_an_sla_from_the_points_meeting_ttft_only():
-    slow_start = point("B-slow", 100.0, 7200.0, ttft_p99_ms=2500.0)  # would beat B, but TTFT p99 > 2 s
-
-    sla = read_at_sla([A, B, C, slow_start], ttft_p99_ms=2000, tpot_p99_ms=100)
-
-    assert sla.reading.exact and sla.reading.lower.key == "B"  # 1000 / 100 ms = 10 tok/s/user
-    assert ("B-slow", "TTFT p99 2500 ms > 2000 ms") in [(p.key, why) for p, why in sla.front.excluded]
 
 
 def test_it_reads_an_interval_from_several_rounds():
