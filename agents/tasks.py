@@ -3,7 +3,7 @@
 ``run_job`` executes on an agent (queue ``agent.<name>``) and never touches the database: it reports
 start, progress, results and the end as tasks on the control queue, which the control worker runs.
 Every report is signed with the agent's secret (agents.signing) and checked before it changes anything.
-Every other task here runs on the control worker, through database outages (agents.control).
+Every other task here runs on the control worker, through database outages (inferledger.control_tasks).
 """
 
 from __future__ import annotations
@@ -19,8 +19,10 @@ from django.conf import settings
 from django.db import transaction
 from django.utils.crypto import constant_time_compare, salted_hmac
 
+from inferledger.control_tasks import control_task
+
 from . import signing
-from .control import CheckedReport, checked_report, control_task
+from .control import CheckedReport, checked_report
 from .jobs import RUN_JOB_TASK
 
 logger = logging.getLogger(__name__)

@@ -121,7 +121,8 @@ def ingest_result(payload: dict | str | bytes, *, source: str, job=None, agent=N
     try:
         with transaction.atomic():
             run = _store(document, run_id, digest, started_at, finished_at, job=job, agent=agent)
-            transaction.on_commit(lambda: run_ingested.send(sender=BenchmarkRun, run=run))
+            # robust: what listeners do after the commit (pricing) cannot turn a stored run into an error here.
+            transaction.on_commit(lambda: run_ingested.send(sender=BenchmarkRun, run=run), robust=True)
     except IntegrityError:
         # Another delivery of the same run committed between our check and our insert.
         existing = BenchmarkRun.objects.filter(pk=run_id).first()

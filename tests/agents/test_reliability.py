@@ -7,7 +7,6 @@ from celery.exceptions import Reject
 from django.db import OperationalError
 from django.utils import timezone
 
-from agents import control
 from agents.broker_health import jobs_known_to_broker, persistence_warning
 from agents.jobs import job_claim, job_finish, job_progress, jobs_reap
 from agents.models import ControlWorker, Job
@@ -15,6 +14,7 @@ from agents.registry import agent_enroll, agent_register
 from agents.signing import seal
 from agents.tasks import ingest_job_result, job_finished
 from agents.tasks import job_progress as job_progress_task
+from inferledger import control_tasks as control
 from results.models import BenchmarkRun, QuarantinedPayload
 from tests.service_preflight import redis_url
 
