@@ -17,7 +17,7 @@ A runway of 2 or more means the measured point uses under half of what the devic
 """
 
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
 from accounting import deployable_unit, policy
 from accounting import sla as sla_rule
@@ -199,4 +199,4 @@ def cost_per_million_at_load(option: Option, *, target_qps, annual_volume) -> De
     if volume <= 0:
         return Decimal("0")
     value = option.capacity.annual_usd / volume * costing.MILLION
-    return value.quantize(costing.PER_MILLION_QUANTUM, rounding=ROUND_HALF_UP)
+    return costing.per_million_rounded(value)

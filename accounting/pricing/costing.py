@@ -26,6 +26,17 @@ PER_MILLION_QUANTUM = Decimal(1).scaleb(-PER_MILLION_DECIMAL_PLACES)
 CENTS = Decimal("0.01")
 
 
+def rounded(value: Decimal, quantum: Decimal) -> Decimal:
+    """The one rounding of money (and of the fractions beside it): half-up to ``quantum``. Every figure this
+    package serves or stores is rounded here; Decimal's own default (half-even) is never used for money."""
+    return value.quantize(quantum, rounding=ROUND_HALF_UP)
+
+
+def per_million_rounded(value: Decimal) -> Decimal:
+    """A cost per million, rounded to PER_MILLION_QUANTUM (half-up)."""
+    return rounded(value, PER_MILLION_QUANTUM)
+
+
 def to_decimal(value, name: str) -> Decimal:
     """A number as Decimal, refusing NaN, infinities and non-numbers with a message naming `name`."""
     if isinstance(value, Decimal):
@@ -88,7 +99,7 @@ class HourlyCost:
 
 
 def _hourly(value: Decimal) -> Decimal:
-    return value.quantize(HOURLY_QUANTUM, rounding=ROUND_HALF_UP)
+    return rounded(value, HOURLY_QUANTUM)
 
 
 def onprem_hourly_cost(
@@ -159,8 +170,7 @@ def cost_per_million(*, hourly_usd, throughput_per_s, utilization=Decimal("1")) 
     hourly = _non_negative(hourly_usd, "hourly_usd")
     throughput = _positive(throughput_per_s, "throughput_per_s")
     share = _utilization(utilization)
-    value = hourly / (throughput * SECONDS_PER_HOUR * share) * MILLION
-    return value.quantize(PER_MILLION_QUANTUM, rounding=ROUND_HALF_UP)
+    return per_million_rounded(hourly / (throughput * SECONDS_PER_HOUR * share) * MILLION)
 
 
 def energy_j_per_inference(*, power_w, throughput_per_s) -> Decimal:
@@ -200,9 +210,9 @@ def capacity(*, target_qps, throughput_per_s, max_utilization, hourly_usd, accel
         units=units,
         accelerators_per_unit=per_unit,
         accelerators=accelerators,
-        monthly_usd=monthly.quantize(CENTS, rounding=ROUND_HALF_UP),
-        annual_usd=(monthly * 12).quantize(CENTS, rounding=ROUND_HALF_UP),
-        headroom_fraction=headroom.quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP),
+        monthly_usd=rounded(monthly, CENTS),
+        annual_usd=rounded(monthly * 12, CENTS),
+        headroom_fraction=rounded(headroom, Decimal("0.0001")),
     )
 
 
@@ -211,4 +221,4 @@ def annual_savings(*, cost_per_million_before, cost_per_million_after, annual_vo
     before = _non_negative(cost_per_million_before, "cost_per_million_before")
     after = _non_negative(cost_per_million_after, "cost_per_million_after")
     volume = _non_negative(annual_volume, "annual_volume")
-    return ((before - after) * volume / MILLION).quantize(CENTS, rounding=ROUND_HALF_UP)
+    return rounded((before - after) * volume / MILLION, CENTS)
