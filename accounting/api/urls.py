@@ -1,8 +1,9 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from accounting.api.history_views import CostAlarmViewSet, CostSeriesView, RankingView
+from accounting.api.alarm_views import CostAlarmViewSet
 from accounting.api.planning_views import ComparisonView, RecommendationView
+from accounting.api.ranking_views import CostSeriesView, rankings_address
 from accounting.api.serving_views import ServingCostSeriesView, ServingFrontsView, ServingPlanView, ServingRankingView
 from accounting.api.views import CostEstimateView
 
@@ -11,7 +12,7 @@ router.register("alarms", CostAlarmViewSet, basename="alarm")
 
 urlpatterns = [
     path("cost-estimate/", CostEstimateView.as_view(), name="cost-estimate"),
-    path("rankings/", RankingView.as_view(), name="rankings"),
+    path("rankings/", rankings_address, name="rankings"),
     path("cost-series/", CostSeriesView.as_view(), name="cost-series"),
     path("recommendations/", RecommendationView.as_view(), name="recommendations"),
     path("comparisons/", ComparisonView.as_view(), name="comparisons"),

@@ -1,84 +1,14 @@
-"""Rankings, cost series and alarms: thin views over accounting.rankings.ranking and accounting.history.alarms."""
+"""Cost regression alarms: list, read and acknowledge (thin views over accounting.history.alarms)."""
 
-from drf_spectacular.utils import (
-    OpenApiParameter,
-    OpenApiResponse,
-    PolymorphicProxySerializer,
-    extend_schema,
-    extend_schema_view,
-)
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
-from rest_framework.permissions import IsAdminUser, IsAuthenticated
-from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
+from rest_framework.permissions import IsAdminUser
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
-from accounting.api.ranking_serializers import (
-    CostSeriesQuerySerializer,
-    CostSnapshotSerializer,
-    RankingQuerySerializer,
-    RankingSerializer,
-)
-from accounting.api.renderers import RankingCSVRenderer
 from accounting.api.serializers import PER_MILLION_USD
-from accounting.api.serving_serializers import ServingRankingSerializer
-from accounting.api.serving_views import serving_ranking_response
-from accounting.api.validation import refused_as_400, validated
 from accounting.history.alarms import acknowledge
 from accounting.models import CostAlarm
-from accounting.policy import ParameterError
-from accounting.rankings.cache import cached
-from accounting.rankings.ranking import cost_series, ranking
-
-INTERACTIVITY_PARAMETER = OpenApiParameter(
-    "interactivity_tps_per_user", float, required=False,
-    description="LLM workloads: read each Pareto front at this many output tokens/s per user and answer with "
-    "costs per 1M output/input/total tokens (the parameters of /api/v1/serving/ranking/ then apply).",
-)  # fmt: skip
-
-
-class RankingView(APIView):
-    """Hardware ranked for ONE workload by cost per million units of work under an SLA.
-
-    `workload` names it (default: the reference workload of `model_class`; the response names it). LLM
-    workloads are costed per 1M output tokens (and per 1M total tokens) under TTFT/TPOT p99 bounds; other
-    workloads under a whole-request p99 bound. `?format=csv` returns the same ranking as CSV. Hardware
-    that cannot meet the SLA, or has no price of the kind in force, is listed under `infeasible` with the reason.
-    """
-
-    permission_classes = [IsAuthenticated]
-    renderer_classes = [JSONRenderer, BrowsableAPIRenderer, RankingCSVRenderer]
-
-    @extend_schema(
-        parameters=[RankingQuerySerializer, INTERACTIVITY_PARAMETER],
-        responses=PolymorphicProxySerializer(
-            component_name="RankingOrServingRanking",
-            serializers=[RankingSerializer, ServingRankingSerializer],
-            resource_type_field_name=None,
-        ),
-    )
-    def get(self, request):
-        if "interactivity_tps_per_user" in request.query_params:
-            return serving_ranking_response(request)
-        params = validated(RankingQuerySerializer, request.query_params)
-        with refused_as_400(ParameterError):
-            data = cached(params, lambda: RankingSerializer(ranking(**params)).data)
-        response = Response(data)
-        if request.accepted_renderer.format == "csv":
-            response["Content-Disposition"] = f'attachment; filename="ranking-{data["workload"]["id"]}.csv"'
-        return response
-
-
-class CostSeriesView(APIView):
-    """The cost history of one accelerator's workload under one price kind and SLA (snapshots), per 1M units of work."""
-
-    permission_classes = [IsAuthenticated]
-
-    @extend_schema(parameters=[CostSeriesQuerySerializer], responses=CostSnapshotSerializer(many=True))
-    def get(self, request):
-        snapshots = cost_series(**validated(CostSeriesQuerySerializer, request.query_params))
-        return Response(CostSnapshotSerializer(snapshots, many=True).data)
 
 
 class CostAlarmSerializer(serializers.ModelSerializer):
