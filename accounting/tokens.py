@@ -53,6 +53,26 @@ def token_lengths(workload: Workload, *, input_tokens_per_request=None, output_t
     return TokenLengths(**as_decimal, source=source)
 
 
+def output_tokens_per_s_for_requests(*, requests_per_s, output_tokens_per_request) -> Decimal:
+    """requests/s -> output tokens/s: requests/s x output tokens per request (both must be greater than zero)."""
+    requests = costing.to_decimal(requests_per_s, "requests_per_s")
+    length = costing.to_decimal(output_tokens_per_request, "output_tokens_per_request")
+    if requests <= 0 or length <= 0:
+        raise ValueError("requests_per_s and output_tokens_per_request must be greater than zero")
+    return requests * length
+
+
+def input_tokens_per_output_token(input_tokens_per_request, output_tokens_per_request) -> Decimal | None:
+    """The workload's input/output ratio (input tokens/s = output tokens/s x this), or None when either mean
+    is unknown."""
+    if input_tokens_per_request is None or output_tokens_per_request is None:
+        return None
+    output = costing.to_decimal(output_tokens_per_request, "output_tokens_per_request")
+    if output <= 0:
+        raise ValueError(f"output_tokens_per_request must be greater than zero, got {output_tokens_per_request}")
+    return costing.to_decimal(input_tokens_per_request, "input_tokens_per_request") / output
+
+
 @dataclass(frozen=True)
 class TokenRates:
     """Per accelerator, at one operating point."""
@@ -122,13 +142,17 @@ def target_load(
         tokens = costing.to_decimal(target_output_tokens_per_s, "target_output_tokens_per_s")
         return TargetLoad(tokens, f"{tokens} output tokens/s, as stated")
     requests = costing.to_decimal(target_requests_per_s, "target_qps")
+    if requests <= 0:
+        raise TargetError("target_qps", f"target_qps must be greater than zero, got {target_requests_per_s}")
     if lengths is None or lengths.output_tokens_per_request is None:
         raise TargetError(
             "output_tokens_per_request",
             f"{workload.id} states no mean output tokens per request: give output_tokens_per_request "
             "(or the target as target_output_tokens_per_s)",
         )
-    tokens = requests * lengths.output_tokens_per_request
+    tokens = output_tokens_per_s_for_requests(
+        requests_per_s=requests, output_tokens_per_request=lengths.output_tokens_per_request
+    )
     basis = (
         f"{requests} requests/s x {lengths.output_tokens_per_request} output tokens per request "
         f"({lengths.source}) = {tokens} output tokens/s"

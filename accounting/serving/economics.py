@@ -4,8 +4,9 @@ Cost per 1M tokens charges the whole accelerator-hour to the token kind asked fo
 does: per 1M output tokens = hourly / (output tokens/s x 3600 x utilization) x 1e6; per 1M input
 tokens the same over input tokens/s; per 1M total tokens over input + output tokens/s. The three are
 alternative views of one hour, not shares of it. Input tokens/s = output tokens/s x the workload's
-input tokens per output token (its mean input and output tokens per request); where that ratio is
-unknown the input and total figures are refused with the reason, never guessed.
+input tokens per output token (its mean input and output tokens per request: the token model,
+`accounting.tokens`, converts); where that ratio is unknown the input and total figures are refused with
+the reason, never guessed.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from decimal import Decimal
 
 from accounting.pricing import costing
 from accounting.serving.front import FrontReading
+from accounting.tokens import output_tokens_per_s_for_requests
 
 
 @dataclass(frozen=True)
@@ -29,16 +31,6 @@ class TokenCosts:
     # (low, high) cost: the high cost comes from the low throughput of the reading's interval.
     output_interval_usd_per_million: tuple[Decimal, Decimal] | None
     total_interval_usd_per_million: tuple[Decimal, Decimal] | None
-
-
-def input_tokens_per_output_token(input_tokens_per_request, output_tokens_per_request) -> Decimal | None:
-    """The workload's input/output ratio, or None when either mean is unknown."""
-    if input_tokens_per_request is None or output_tokens_per_request is None:
-        return None
-    output = costing.to_decimal(output_tokens_per_request, "output_tokens_per_request")
-    if output <= 0:
-        raise ValueError(f"output_tokens_per_request must be greater than zero, got {output_tokens_per_request}")
-    return costing.to_decimal(input_tokens_per_request, "input_tokens_per_request") / output
 
 
 def token_costs(
@@ -160,8 +152,10 @@ def users_demand(*, concurrent_users, tokens_per_s_per_user) -> Decimal:
 
 
 def requests_demand(*, requests_per_s, output_tokens_per_request) -> Decimal:
-    """Output tokens/s that R requests/s of a stated output length need."""
-    return _positive_product(requests_per_s=requests_per_s, output_tokens_per_request=output_tokens_per_request)
+    """Output tokens/s that R requests/s of a stated output length need (the token model's conversion)."""
+    return output_tokens_per_s_for_requests(
+        requests_per_s=requests_per_s, output_tokens_per_request=output_tokens_per_request
+    )
 
 
 def tie_groups(intervals: Sequence[tuple[Decimal, Decimal]]) -> list[int]:

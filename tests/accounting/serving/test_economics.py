@@ -7,13 +7,13 @@ import pytest
 from accounting.serving.economics import (
     capacity_at,
     energy_at,
-    input_tokens_per_output_token,
     requests_demand,
     tie_groups,
     token_costs,
     users_demand,
 )
 from accounting.serving.front import InteractivitySource, ServingPoint, pareto_front, read_at_interactivity
+from accounting.tokens import input_tokens_per_output_token
 from tests.money import per_million
 
 
