@@ -24,12 +24,16 @@ from django.db.models.functions import RowNumber
 import workloads
 from accounting.errors import FieldError
 from accounting.pricing import costing
+from accounting.pricing.utilization import default_utilization
 from accounting.sla import Sla, counts_output_tokens
 from results.models import BenchmarkRun, RunOrigin
 from results.verdict import describe_accuracy
 from workloads import LLM_DECODER, Unit, Workload
 
-SNAPSHOT_UTILIZATION = Decimal("1")
+
+def snapshot_utilization() -> Decimal:
+    """The utilization cost snapshots (history, alarms) are computed at: the configured default."""
+    return default_utilization()
 
 
 class ParameterError(FieldError):

@@ -8,6 +8,7 @@ import workloads
 from accounting.comparisons import DEFAULTS as comparison_defaults
 from accounting.coverage import Coverage
 from accounting.policy import DEFAULT_PUBLISHED, Published
+from accounting.pricing.utilization import default_utilization
 from hardware_catalog.models import PriceKind
 
 
@@ -89,7 +90,12 @@ class OverviewForm(ShowsAppliedValues):
     tpot_p99_ms = _bound("LLM TPOT p99 (ms)")
     price_kind = forms.ChoiceField(choices=PriceKind.choices, initial=PriceKind.CLOUD_ON_DEMAND)
     utilization = forms.DecimalField(
-        label="Utilization (0–1]", min_value=Decimal("0.01"), max_value=Decimal("1"), decimal_places=2, initial=1
+        label="Utilization (0–1]",
+        min_value=Decimal("0.01"),
+        max_value=Decimal("1"),
+        decimal_places=2,
+        initial=default_utilization,
+        required=False,
     )
 
     def __init__(self, data, *, coverage: dict[str, Coverage] | None = None, **kwargs):

@@ -10,6 +10,7 @@ from django import forms
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
+from accounting import policy
 from accounting.pricing.money import cost_basis_text
 from accounting.provenance import origin_label
 from accounting.serving.front import best_covered_target
@@ -131,7 +132,9 @@ def serving(request):
     csv_context = export_context(
         workload=workload,
         sla=f"interactivity >= {target} tokens/s per user" if target is not None else "no target",
-        cost_basis=cost_basis_text(price_kind, 1),  # the serving economics price full utilization
+        cost_basis=cost_basis_text(
+            price_kind, ranking.utilization if target is not None else policy.snapshot_utilization()
+        ),
         **{"input tokens per request": data.get("input_tokens_per_request") or "the workload's own"},
     )
     export = export_or_none(request, tables, filename_prefix=f"serving-{workload}", context=csv_context)

@@ -133,7 +133,7 @@ def overview(request):
         ttft_p99_ms=sla.ttft_p99_ms,
         tpot_p99_ms=sla.tpot_p99_ms,
         price_kind=params["price_kind"] or "cloud_on_demand",
-        utilization=params["utilization"] or 1,
+        utilization=params["utilization"],  # None: the configured default (accounting.pricing.utilization)
         published=published,
     )
     alarms = selectors.open_alarms()
@@ -194,7 +194,7 @@ def hardware(request, accelerator_id: int):
     csv_context = export_context(
         workload=page.workload or "none measured here",
         sla="no SLA (best throughput)",
-        cost_basis=cost_basis_text(page.price_kind, policy.SNAPSHOT_UTILIZATION) if page.price_kind else "no prices",
+        cost_basis=cost_basis_text(page.price_kind, policy.snapshot_utilization()) if page.price_kind else "no prices",
         accelerator=str(page.accelerator),
     )
     return _page(request, "dashboard/hardware.html", context, tables=tables, filename=str(page.accelerator),
@@ -330,7 +330,7 @@ def trends(request):
     csv_context = export_context(
         workload=page.workload or "none",
         sla=str(Sla(p99_ms=sla_p99_ms)) if sla_p99_ms else "no SLA (best throughput)",
-        cost_basis=cost_basis_text(price_kind, policy.SNAPSHOT_UTILIZATION),
+        cost_basis=cost_basis_text(price_kind, policy.snapshot_utilization()),
     )
     return _page(request, "dashboard/trends.html", context, tables=tables, filename=f"trends-{page.workload}",
                  export_context=csv_context)  # fmt: skip

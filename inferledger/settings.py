@@ -8,6 +8,7 @@ tests ask); with it off, SECRET_KEY is required.
 import os
 import secrets
 from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 
 import environ
@@ -289,6 +290,17 @@ INFERLEDGER_JOB_SOFT_MARGIN_S = 60
 # Control tasks are short database work: generous limits that still catch a wedged task.
 CELERY_TASK_SOFT_TIME_LIMIT = 240
 CELERY_TASK_TIME_LIMIT = 300
+# The share of paid accelerator-hours spent serving that every cost assumes unless a question states its own
+# (accounting/pricing/utilization.py; why 100 %: docs/cost-model.md). Every answer states the one it used.
+INFERLEDGER_UTILIZATION = env.str("INFERLEDGER_UTILIZATION", default="1")
+try:
+    _utilization = Decimal(INFERLEDGER_UTILIZATION)
+except ArithmeticError:
+    _utilization = Decimal(0)
+if not Decimal(0) < _utilization <= 1:
+    raise ImproperlyConfigured(
+        f"INFERLEDGER_UTILIZATION must be a number in (0, 1] (e.g. 0.6 for 60 %), got {INFERLEDGER_UTILIZATION!r}"
+    )
 # Transient-error retries (database or broker unreachable) back off up to this long.
 INFERLEDGER_RETRY_BACKOFF_MAX_S = 600
 # Control tasks wait out a database outage in-process (no ETA message, nothing acked unstored) for up to

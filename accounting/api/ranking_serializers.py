@@ -7,6 +7,7 @@ from rest_framework import serializers
 import workloads
 from accounting import policy
 from accounting.api.serializers import PER_MILLION_USD, HourlyCostSerializer, OnPremAssumptionsSerializer
+from accounting.pricing.utilization import default_utilization, utilization_assumed
 from accounting.provenance import origin_label
 from hardware_catalog.api.serializers import PriceSerializer
 from hardware_catalog.models import PriceKind
@@ -107,7 +108,13 @@ class AsOfField(serializers.CharField):
 class OfferFiltersMixin(serializers.Serializer):
     price_kind = serializers.ChoiceField(choices=PriceKind.choices)
     utilization = serializers.DecimalField(
-        max_digits=7, decimal_places=6, min_value=Decimal("0.000001"), max_value=1, default=Decimal("1")
+        max_digits=7,
+        decimal_places=6,
+        min_value=Decimal("0.000001"),
+        max_value=1,
+        default=default_utilization,
+        help_text="Share of paid accelerator-hours spent serving; default INFERLEDGER_UTILIZATION (100 % unless "
+        "configured). Every answer states the one it assumed (utilization_assumed).",
     )
     region = serializers.CharField(required=False, max_length=64)
     provider = serializers.CharField(required=False, max_length=128)
@@ -119,6 +126,18 @@ class OfferFiltersMixin(serializers.Serializer):
 class RankingQuerySerializer(PublishedQueryMixin, WorkloadQueryMixin, OfferFiltersMixin):
     input_tokens_per_request = token_length("LLM workloads: mean input tokens per request; default the workload's.")
     output_tokens_per_request = token_length("LLM workloads: mean output tokens per request; default the workload's.")
+
+
+class UtilizationAssumedField(serializers.CharField):
+    """The utilization every cost of the answer assumes, in words (accounting.pricing.utilization)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("source", "utilization")
+        kwargs.setdefault("help_text", "The utilization every cost in this answer assumes, and how to rescale it.")
+        super().__init__(read_only=True, **kwargs)
+
+    def to_representation(self, value) -> str:
+        return utilization_assumed(value)
 
 
 class WorkloadSerializer(serializers.Serializer):
@@ -256,6 +275,7 @@ class RankingSerializer(serializers.Serializer):
     token_lengths = TokenLengthsSerializer(allow_null=True)
     price_kind = serializers.CharField()
     utilization = serializers.DecimalField(max_digits=7, decimal_places=6)
+    utilization_assumed = UtilizationAssumedField()
     as_of = serializers.DateTimeField()
     rows = RankingRowSerializer(many=True)
     infeasible = InfeasibleRowSerializer(many=True)

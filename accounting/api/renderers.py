@@ -12,7 +12,8 @@ COLUMNS = [
     "published_submitter", "published_system", "accelerator_count", "workload", "scenario", "backend",
     "precision", "batch_size", "throughput_per_s", "unit", "latency_p99_ms", "energy_j_per_inference",
     "capex_usd_per_hour", "opex_usd_per_hour", "power_usd_per_hour", "cloud_usd_per_hour", "total_usd_per_hour",
-    "power_source", "cost_per_million_usd", "cost_per_million_total_tokens_usd", "price_id", "provider", "region",
+    "power_source", "cost_per_million_usd", "cost_per_million_total_tokens_usd", "utilization",
+    "utilization_assumed", "price_id", "provider", "region",
     "instance_type", "price_usd", "price_effective_from", "run_id", "reason",
 ]  # fmt: skip
 
@@ -43,8 +44,9 @@ class RankingCSVRenderer(BaseRenderer):
             # Errors (400, 401) keep their JSON-like shape, one field per line.
             return error_csv(data).encode(self.charset)
         writer.writeheader()
+        assumed = {key: data.get(key) for key in ("utilization", "utilization_assumed")}
         for row in data["rows"]:
-            writer.writerow(safe_dict(_ranked(row, data["unit"])))
+            writer.writerow(safe_dict({**_ranked(row, data["unit"]), **assumed}))
         for row in data["infeasible"]:
             writer.writerow(safe_dict(
                 {"status": "infeasible", "accelerator": row["accelerator"]["name"], "origin": row["origin_label"],

@@ -3,6 +3,7 @@ from decimal import Decimal
 from rest_framework import serializers
 
 from accounting.pricing import costing
+from accounting.pricing.utilization import default_utilization
 from hardware_catalog.api.serializers import PriceSerializer
 from hardware_catalog.models import Accelerator, OnPremAssumptions, PriceKind
 
@@ -30,7 +31,13 @@ class CostEstimateRequestSerializer(serializers.Serializer):
     price_kind = serializers.ChoiceField(choices=PriceKind.choices)
     throughput_per_s = serializers.DecimalField(max_digits=20, decimal_places=6, min_value=Decimal("0.000001"))
     utilization = serializers.DecimalField(
-        max_digits=7, decimal_places=6, min_value=Decimal("0.000001"), max_value=1, default=1
+        max_digits=7,
+        decimal_places=6,
+        min_value=Decimal("0.000001"),
+        max_value=1,
+        default=default_utilization,
+        help_text="Share of paid accelerator-hours spent serving; default INFERLEDGER_UTILIZATION (100 % unless "
+        "configured).",
     )
     measured_power_w = serializers.DecimalField(
         max_digits=10, decimal_places=3, min_value=Decimal("0.001"), required=False, allow_null=True
@@ -63,6 +70,7 @@ class CostEstimateResponseSerializer(serializers.Serializer):
     currency = serializers.CharField()
     throughput_per_s = serializers.DecimalField(max_digits=20, decimal_places=6)
     utilization = serializers.DecimalField(max_digits=7, decimal_places=6)
+    utilization_assumed = serializers.CharField(help_text="The utilization the cost assumes, in words.")
     hourly = HourlyCostSerializer()
     cost_per_million_usd = serializers.DecimalField(**PER_MILLION_USD)
     price = PriceSerializer()

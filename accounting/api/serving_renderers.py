@@ -12,7 +12,8 @@ COLUMNS = [
     "rank", "status", "tied_with_next", "accelerator", "backend", "precision", "origin",
     "target_interactivity_tps_per_user", "output_tokens_per_s_per_accelerator", "accelerators_per_replica",
     "price_kind", "total_usd_per_hour", "cost_per_million_output_tokens_usd", "cost_per_million_input_tokens_usd",
-    "cost_per_million_total_tokens_usd", "output_cost_low_usd", "output_cost_high_usd", "output_tokens_per_joule",
+    "cost_per_million_total_tokens_usd", "utilization", "utilization_assumed", "output_cost_low_usd",
+    "output_cost_high_usd", "output_tokens_per_joule",
     "power_source", "from_label", "from_interactivity_tps_per_user", "from_run", "to_label",
     "to_interactivity_tps_per_user", "to_run", "price_id", "provider", "region", "reason",
 ]  # fmt: skip
@@ -31,8 +32,9 @@ class ServingRankingCSVRenderer(BaseRenderer):
         writer = csv.DictWriter(out, fieldnames=COLUMNS, extrasaction="ignore")
         writer.writeheader()
         target = data["target_interactivity_tps_per_user"]
+        assumed = {key: data.get(key) for key in ("utilization", "utilization_assumed")}
         for row in data["rows"]:
-            writer.writerow(safe_dict(_read(row, target)))
+            writer.writerow(safe_dict({**_read(row, target), **assumed}))
         for row in data["refused"]:
             writer.writerow(safe_dict({**_front(row), "status": "refused", "reason": row["reason"],
                                        "target_interactivity_tps_per_user": target}))  # fmt: skip

@@ -11,6 +11,7 @@ from accounting.api.ranking_serializers import (
     AsOfField,
     OfferFiltersMixin,
     PublishedQueryMixin,
+    UtilizationAssumedField,
     published_field,
 )
 from accounting.api.serializers import PER_MILLION_USD, HourlyCostSerializer, OnPremAssumptionsSerializer
@@ -186,6 +187,7 @@ class ServingRankingSerializer(serializers.Serializer):
     tpot_p99_ms = serializers.FloatField(allow_null=True)
     price_kind = serializers.CharField()
     utilization = serializers.DecimalField(max_digits=7, decimal_places=6)
+    utilization_assumed = UtilizationAssumedField()
     as_of = serializers.DateTimeField()
     input_tokens_per_request = serializers.DecimalField(max_digits=12, decimal_places=3, allow_null=True)
     interpolation_method = serializers.CharField()

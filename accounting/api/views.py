@@ -6,6 +6,7 @@ from rest_framework.views import APIView
 from accounting.api.serializers import CostEstimateRequestSerializer, CostEstimateResponseSerializer
 from accounting.api.validation import refused_as_400, validated
 from accounting.pricing.offerings import NoPriceError, estimate_cost
+from accounting.pricing.utilization import utilization_assumed
 
 
 class CostEstimateView(APIView):
@@ -30,6 +31,7 @@ class CostEstimateView(APIView):
             "currency": "USD",
             "throughput_per_s": estimate.throughput_per_s,
             "utilization": estimate.utilization,
+            "utilization_assumed": utilization_assumed(estimate.utilization),
             "hourly": offer.hourly.as_dict(),
             "cost_per_million_usd": estimate.cost_per_million_usd,
             "price": offer.price,

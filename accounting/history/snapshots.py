@@ -77,7 +77,7 @@ def _build(run, workload: Workload, choice, price, assumptions, sla: Sla) -> Cos
         offer = offer_at_point(run.accelerator, point, price=price, assumptions=assumptions)
     except ValueError:
         return None  # e.g. an on-prem price for hardware with neither measured power nor a TDP
-    utilization = policy.SNAPSHOT_UTILIZATION
+    utilization = policy.snapshot_utilization()
     per_million = costing.cost_per_million(
         hourly_usd=offer.hourly.total_usd_per_hour, throughput_per_s=throughput, utilization=utilization
     )

@@ -11,6 +11,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from accounting.pricing import costing
+from accounting.pricing.utilization import default_utilization
 from hardware_catalog.models import Accelerator, OnPremAssumptions, Price, PriceKind
 from hardware_catalog.selectors import cheapest_price_in_force, onprem_assumptions_in_force, prices_in_force
 
@@ -83,7 +84,7 @@ def estimate_cost(
     *,
     price_kind: str,
     throughput_per_s,
-    utilization=Decimal("1"),
+    utilization=None,
     measured_power_w=None,
     at: datetime | None = None,
     assumptions: OnPremAssumptions | None = None,
@@ -91,13 +92,14 @@ def estimate_cost(
     offer = hourly_offer(
         accelerator, price_kind=price_kind, at=at, measured_power_w=measured_power_w, assumptions=assumptions
     )
+    share = costing.to_decimal(default_utilization() if utilization is None else utilization, "utilization")
     per_million = costing.cost_per_million(
-        hourly_usd=offer.hourly.total_usd_per_hour, throughput_per_s=throughput_per_s, utilization=utilization
+        hourly_usd=offer.hourly.total_usd_per_hour, throughput_per_s=throughput_per_s, utilization=share
     )
     return CostEstimate(
         offer=offer,
         throughput_per_s=costing.to_decimal(throughput_per_s, "throughput_per_s"),
-        utilization=costing.to_decimal(utilization, "utilization"),
+        utilization=share,
         cost_per_million_usd=per_million,
     )
 

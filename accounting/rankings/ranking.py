@@ -19,6 +19,7 @@ from accounting import tokens as token_model
 from accounting.models import CostSnapshot
 from accounting.pricing import costing
 from accounting.pricing.offerings import no_price_reason, offer_at_point
+from accounting.pricing.utilization import default_utilization
 from accounting.provenance import published_by_source, published_of, source_label
 from accounting.rankings import intervals
 from accounting.sla import Sla
@@ -110,7 +111,7 @@ def ranking(
     sla_p99_ms=None,
     ttft_p99_ms=None,
     tpot_p99_ms=None,
-    utilization=Decimal("1"),
+    utilization=None,
     region=None,
     provider=None,
     precision=None,
@@ -127,7 +128,7 @@ def ranking(
     """
     chosen_workload = policy.resolve_workload(workload=workload, model_class=model_class)
     sla = policy.requested_sla(chosen_workload, sla_p99_ms=sla_p99_ms, ttft_p99_ms=ttft_p99_ms, tpot_p99_ms=tpot_p99_ms)
-    share = costing.to_decimal(utilization, "utilization")
+    share = costing.to_decimal(default_utilization() if utilization is None else utilization, "utilization")
     if not 0 < share <= 1:
         raise policy.ParameterError("utilization", f"utilization must be in (0, 1], got {utilization}")
     lengths = None

@@ -12,17 +12,18 @@ from django.utils import timezone
 from accounting import policy
 from accounting.pricing import costing
 from accounting.pricing.offerings import hourly_offer, no_price_reason
+from accounting.pricing.utilization import default_utilization
 from accounting.serving.at_sla import read_at_sla
 from accounting.serving.economics import (
     Energy,
     TokenCosts,
     energy_at,
-    input_tokens_per_output_token,
     tie_groups,
     token_costs,
 )
 from accounting.serving.front import INTERPOLATION_METHOD, INTERVAL_METHOD, FrontReading, Refused, read_at_interactivity
 from accounting.serving.points import FrontGroup, fronts, llm_workload
+from accounting.tokens import input_tokens_per_output_token
 from hardware_catalog.models import OnPremAssumptions, Price, PriceKind
 from hardware_catalog.selectors import cheapest_prices_in_force, onprem_assumptions_in_force
 from workloads import registry
@@ -92,7 +93,7 @@ def serving_ranking(
     ttft_p99_ms=None,
     tpot_p99_ms=None,
     input_tokens_per_request=None,
-    utilization=Decimal("1"),
+    utilization=None,
     region=None,
     provider=None,
     precision=None,
@@ -108,7 +109,7 @@ def serving_ranking(
         raise ValueError("an LLM SLA needs both ttft_p99_ms and tpot_p99_ms")
     if interactivity_tps_per_user is None and not sla:
         raise ValueError("give interactivity_tps_per_user, or ttft_p99_ms and tpot_p99_ms")
-    share = costing.to_decimal(utilization, "utilization")
+    share = costing.to_decimal(default_utilization() if utilization is None else utilization, "utilization")
     at = as_of or timezone.now()
     input_len = input_tokens_per_request if input_tokens_per_request is not None else spec.input_tokens_per_request
     groups = fronts(

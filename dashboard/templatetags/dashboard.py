@@ -4,7 +4,9 @@ from decimal import Decimal, InvalidOperation
 
 from django import template
 
+from accounting import policy
 from accounting.pricing.money import usd_text
+from accounting.pricing.utilization import utilization_assumed
 
 register = template.Library()
 
@@ -85,3 +87,16 @@ def data_table(context, table):
         for row, cells in table.cells()
     ]
     return {"table": table, "rows": rows, "csv_url": f"?{query.urlencode()}"}
+
+
+@register.filter(name="utilization_assumed")
+def utilization_assumed_filter(value):
+    """What a cost at this utilization assumes, in words (accounting.pricing.utilization)."""
+    number = _number(value)
+    return "—" if number is None else utilization_assumed(number)
+
+
+@register.simple_tag
+def snapshot_utilization_assumed():
+    """What the cost history (snapshots) assumes about utilization, in words."""
+    return utilization_assumed(policy.snapshot_utilization())
