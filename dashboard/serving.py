@@ -13,9 +13,10 @@ from django.shortcuts import render
 from accounting import policy
 from accounting.pricing.money import cost_basis_text
 from accounting.provenance import origin_label
+from accounting.question import CostQuestion
 from accounting.serving.front import best_covered_target
 from accounting.serving.points import fronts, llm_workload
-from accounting.serving.ranking import serving_ranking
+from accounting.serving.ranking import read_serving
 from hardware_catalog.models import PriceKind
 from workloads import registry
 
@@ -120,10 +121,11 @@ def serving(request):
     context = {"form": form, "workload": llm_workload(workload), "ranking": None, "chart": None, "target": target}
     tables = []
     if target is not None:
-        ranking = serving_ranking(
+        question = CostQuestion.ask(  # the one question the page asks (accounting.question)
             workload=workload, price_kind=data.get("price_kind") or PriceKind.CLOUD_ON_DEMAND,
             interactivity_tps_per_user=target, input_tokens_per_request=data.get("input_tokens_per_request"),
         )  # fmt: skip
+        ranking = read_serving(question)
         tables = [readout_table(ranking), refused_table(ranking)]
         chart = figures.render(serving_figures.serving_fronts(ranking), "serving-chart", height=560)
         missing_total = any(row.basis.costs.total_usd_per_million is None for row in ranking.rows)

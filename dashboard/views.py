@@ -13,7 +13,8 @@ from django.views.decorators.http import require_GET
 from accounting import comparisons, policy
 from accounting.coverage import default_workload, workload_coverage
 from accounting.pricing.money import cost_basis_text
-from accounting.rankings.ranking import ranking
+from accounting.question import CostQuestion
+from accounting.rankings.ranking import rank
 from accounting.sla import Sla
 from agents.jobs import job_create
 from agents.jobspec import JobSpecError
@@ -127,7 +128,7 @@ def overview(request):
     if not form.errors:
         shown = partial(_overview_form, workload=workload, published=published, coverage=coverage)
         form = _showing_applied_sla(request, shown(request.GET), sla, shown)
-    result = ranking(
+    question = CostQuestion.ask(  # the one question the page asks (accounting.question)
         workload=workload.id,
         sla_p99_ms=sla.p99_ms,
         ttft_p99_ms=sla.ttft_p99_ms,
@@ -136,6 +137,7 @@ def overview(request):
         utilization=params["utilization"],  # None: the configured default (accounting.pricing.utilization)
         published=published,
     )
+    result = rank(question)
     alarms = selectors.open_alarms()
     agents = list(Agent.objects.order_by("name")[:50])
     jobs = list(Job.objects.select_related("agent").order_by("-created_at")[:10])

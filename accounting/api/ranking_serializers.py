@@ -1,5 +1,6 @@
 """Request and response shapes of the rankings and cost-series endpoints."""
 
+import inspect
 from decimal import Decimal
 
 from rest_framework import serializers
@@ -9,6 +10,7 @@ from accounting import policy
 from accounting.api.serializers import PER_MILLION_USD, HourlyCostSerializer, OnPremAssumptionsSerializer
 from accounting.pricing.utilization import default_utilization, utilization_assumed
 from accounting.provenance import origin_label
+from accounting.question import CostQuestion
 from hardware_catalog.api.serializers import PriceSerializer
 from hardware_catalog.models import PriceKind
 from hardware_catalog.selectors import parse_as_of
@@ -123,7 +125,24 @@ class OfferFiltersMixin(serializers.Serializer):
     as_of = AsOfField(required=False, help_text="YYYY-MM-DD or ISO-8601 date-time; default now.")
 
 
-class RankingQuerySerializer(PublishedQueryMixin, WorkloadQueryMixin, OfferFiltersMixin):
+class AsksCostQuestion(serializers.Serializer):
+    """The validated data carries `question`: the one CostQuestion these parameters ask, built and validated once
+    (accounting.question); a parameter it cannot answer is a 400 under that parameter's name."""
+
+    def validate(self, attrs):
+        attrs = super().validate(attrs)
+        asked = {name: value for name, value in attrs.items() if name in QUESTION_PARAMETERS}
+        try:
+            attrs["question"] = CostQuestion.ask(**asked)
+        except policy.ParameterError as exc:
+            raise serializers.ValidationError({exc.field: [str(exc)]}) from None
+        return attrs
+
+
+QUESTION_PARAMETERS = set(inspect.signature(CostQuestion.ask).parameters) - {"cls"}
+
+
+class RankingQuerySerializer(AsksCostQuestion, PublishedQueryMixin, WorkloadQueryMixin, OfferFiltersMixin):
     input_tokens_per_request = token_length("LLM workloads: mean input tokens per request; default the workload's.")
     output_tokens_per_request = token_length("LLM workloads: mean output tokens per request; default the workload's.")
 

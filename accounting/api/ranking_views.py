@@ -17,7 +17,7 @@ from accounting.api.serving_views import ServingRankingView
 from accounting.api.validation import refused_as_400, validated
 from accounting.policy import ParameterError
 from accounting.rankings.cache import cached
-from accounting.rankings.ranking import cost_series, ranking
+from accounting.rankings.ranking import cost_series, rank
 
 LEGACY_INTERACTIVITY_PARAMETER = OpenApiParameter(
     "interactivity_tps_per_user", float, required=False, deprecated=True,
@@ -41,9 +41,9 @@ class RankingView(APIView):
 
     @extend_schema(parameters=[RankingQuerySerializer, LEGACY_INTERACTIVITY_PARAMETER], responses=RankingSerializer)
     def get(self, request):
-        params = validated(RankingQuerySerializer, request.query_params)
+        question = validated(RankingQuerySerializer, request.query_params)["question"]
         with refused_as_400(ParameterError):
-            data = cached(params, lambda: RankingSerializer(ranking(**params)).data)
+            data = cached({"engine": "ranking", **question.cache_key()}, lambda: RankingSerializer(rank(question)).data)
         response = Response(data)
         if request.accepted_renderer.format == "csv":
             response["Content-Disposition"] = f'attachment; filename="ranking-{data["workload"]["id"]}.csv"'

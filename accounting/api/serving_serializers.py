@@ -8,6 +8,7 @@ from accounting import policy
 from accounting.api.planning_serializers import CapacityPlanMixin
 from accounting.api.ranking_serializers import (
     AcceleratorRefSerializer,
+    AsksCostQuestion,
     AsOfField,
     OfferFiltersMixin,
     PublishedQueryMixin,
@@ -37,7 +38,7 @@ def _check_llm_target(attrs: dict) -> None:
         )
 
 
-class ServingQuerySerializer(PublishedQueryMixin, OfferFiltersMixin):
+class ServingQuerySerializer(AsksCostQuestion, PublishedQueryMixin, OfferFiltersMixin):
     workload = serializers.CharField(max_length=64, help_text="An LLM workload id of the registry, e.g. llama2-70b-99.")
     interactivity_tps_per_user = _positive("Target tokens/s per user (1000 / TPOT ms).")
     ttft_p99_ms = _positive("With tpot_p99_ms: read on the front of the points meeting TTFT p99 <= this.")

@@ -21,7 +21,7 @@ from accounting.api.validation import refused_as_400, validated
 from accounting.rankings.cache import cached
 from accounting.serving.planning import cost_series_at, plan
 from accounting.serving.points import fronts, llm_workload
-from accounting.serving.ranking import serving_ranking
+from accounting.serving.ranking import read_serving
 
 
 def _llm_question(serializer_class, data) -> dict:
@@ -37,8 +37,11 @@ def serving_ranking_response(request) -> Response:
     if request.accepted_renderer.format == "csv":
         request.accepted_renderer = ServingRankingCSVRenderer()
     params = _llm_question(ServingQuerySerializer, request.query_params)
+    question = params["question"]
     with refused_as_400(ValueError):
-        data = cached({"serving": True, **params}, lambda: ServingRankingSerializer(serving_ranking(**params)).data)
+        data = cached(
+            {"engine": "serving", **question.cache_key()}, lambda: ServingRankingSerializer(read_serving(question)).data
+        )
     response = Response(data)
     if request.accepted_renderer.format == "csv":
         response["Content-Disposition"] = f'attachment; filename="serving-ranking-{params["workload"]}.csv"'

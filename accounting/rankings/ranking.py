@@ -19,9 +19,9 @@ from accounting import tokens as token_model
 from accounting.models import CostSnapshot
 from accounting.pricing import costing
 from accounting.pricing.offerings import no_price_reason, offer_at_point
-from accounting.pricing.utilization import default_utilization
 from accounting.provenance import published_by_source, published_of, source_label
 from accounting.rankings import intervals
+from accounting.question import CostQuestion
 from accounting.sla import Sla
 from hardware_catalog.models import Accelerator, OnPremAssumptions, Price, PriceKind
 from hardware_catalog.selectors import cheapest_prices_in_force, onprem_assumptions_in_force
@@ -121,24 +121,34 @@ def ranking(
     input_tokens_per_request=None,
     output_tokens_per_request=None,
 ) -> Ranking:
-    """Hardware for one workload ordered by cost per million units of work under the SLA.
+    """ranking(question) for a question given by its parameters (CostQuestion.ask validates them)."""
+    return rank(
+        CostQuestion.ask(
+            price_kind=price_kind, workload=workload, model_class=model_class, sla_p99_ms=sla_p99_ms,
+            ttft_p99_ms=ttft_p99_ms, tpot_p99_ms=tpot_p99_ms, utilization=utilization, region=region,
+            provider=provider, precision=precision, backend=backend, as_of=as_of, published=published,
+            input_tokens_per_request=input_tokens_per_request, output_tokens_per_request=output_tokens_per_request,
+        )
+    )  # fmt: skip
 
-    `workload` defaults to the reference workload of `model_class`. LLM workloads are costed per 1M
-    output tokens (and per 1M total tokens where the token lengths are known) under TTFT/TPOT bounds.
+
+def rank(question: CostQuestion) -> Ranking:
+    """Hardware for the question's workload ordered by cost per million units of work under its SLA.
+
+    LLM workloads are costed per 1M output tokens (and per 1M total tokens where the token lengths are
+    known) under TTFT/TPOT bounds.
     """
-    chosen_workload = policy.resolve_workload(workload=workload, model_class=model_class)
-    sla = policy.requested_sla(chosen_workload, sla_p99_ms=sla_p99_ms, ttft_p99_ms=ttft_p99_ms, tpot_p99_ms=tpot_p99_ms)
-    share = costing.to_decimal(default_utilization() if utilization is None else utilization, "utilization")
-    if not 0 < share <= 1:
-        raise policy.ParameterError("utilization", f"utilization must be in (0, 1], got {utilization}")
+    chosen_workload, sla, share, price_kind = question.workload, question.sla, question.utilization, question.price_kind
+    region, provider = question.region, question.provider
     lengths = None
     if sla_rule.counts_output_tokens(chosen_workload):
         lengths = token_model.token_lengths(
             chosen_workload,
-            input_tokens_per_request=input_tokens_per_request,
-            output_tokens_per_request=output_tokens_per_request,
+            input_tokens_per_request=question.input_tokens_per_request,
+            output_tokens_per_request=question.output_tokens_per_request,
         )
-    at = as_of or timezone.now()
+    at = question.as_of or timezone.now()
+    published, precision, backend = question.published, question.precision, question.backend
     runs = policy.eligible_runs(
         workload=chosen_workload.id, as_of=at, published=published, precision=precision, backend=backend
     )

@@ -12,7 +12,7 @@ from django.utils import timezone
 from accounting import policy
 from accounting.pricing import costing
 from accounting.pricing.offerings import hourly_offer, no_price_reason
-from accounting.pricing.utilization import default_utilization
+from accounting.question import CostQuestion
 from accounting.serving.at_sla import read_at_sla
 from accounting.serving.economics import (
     Energy,
@@ -102,16 +102,37 @@ def serving_ranking(
     published: policy.Published = policy.DEFAULT_PUBLISHED,
     accelerator_ids=None,
 ) -> ServingRanking:
-    """Fronts of ``workload`` read at the target; rows by cost per 1M output tokens on ``price_kind``."""
-    spec = llm_workload(workload)
-    sla = policy.requested_sla(spec, ttft_p99_ms=ttft_p99_ms, tpot_p99_ms=tpot_p99_ms)
+    """read_serving(question) for a question given by its parameters (CostQuestion.ask validates them)."""
+    llm_workload(workload)  # a ValueError naming the workload when it is not an LLM's
+    question = CostQuestion.ask(
+        workload=workload, price_kind=price_kind, interactivity_tps_per_user=interactivity_tps_per_user,
+        ttft_p99_ms=ttft_p99_ms, tpot_p99_ms=tpot_p99_ms, input_tokens_per_request=input_tokens_per_request,
+        utilization=utilization, region=region, provider=provider, precision=precision, backend=backend,
+        as_of=as_of, published=published,
+    )  # fmt: skip
+    return read_serving(question, accelerator_ids=accelerator_ids)
+
+
+def read_serving(question: CostQuestion, *, accelerator_ids=None) -> ServingRanking:
+    """Fronts of the question's LLM workload read at its target speed (its interactivity, or its SLA's
+    1000 / TPOT bound: the stricter); rows by cost per 1M output tokens on its price kind."""
+    spec, sla, share = llm_workload(question.workload.id), question.sla, question.utilization
+    price_kind, region, provider, interactivity_tps_per_user = (
+        question.price_kind,
+        question.region,
+        question.provider,
+        question.interactivity_tps_per_user,
+    )
     if (sla.ttft_p99_ms is None) != (sla.tpot_p99_ms is None):
-        raise ValueError("an LLM SLA needs both ttft_p99_ms and tpot_p99_ms")
+        raise policy.ParameterError("tpot_p99_ms", "an LLM SLA needs both ttft_p99_ms and tpot_p99_ms")
     if interactivity_tps_per_user is None and not sla:
-        raise ValueError("give interactivity_tps_per_user, or ttft_p99_ms and tpot_p99_ms")
-    share = costing.to_decimal(default_utilization() if utilization is None else utilization, "utilization")
-    at = as_of or timezone.now()
-    input_len = input_tokens_per_request if input_tokens_per_request is not None else spec.input_tokens_per_request
+        raise policy.ParameterError(
+            "interactivity_tps_per_user", "give interactivity_tps_per_user, or ttft_p99_ms and tpot_p99_ms"
+        )
+    at = question.as_of or timezone.now()
+    stated_input = question.input_tokens_per_request
+    input_len = stated_input if stated_input is not None else spec.input_tokens_per_request
+    published, precision, backend = question.published, question.precision, question.backend
     groups = fronts(
         workload=spec.id, as_of=at, published=published, precision=precision, backend=backend,
         accelerator_ids=accelerator_ids,

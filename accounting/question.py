@@ -1,0 +1,112 @@
+"""One cost question: what every answer about cost is asked, parsed and validated once.
+
+"What does a unit of work of this workload cost, under this SLA, on this cost basis, at this utilization, as
+of then, counting which published results, with these token lengths, on runs of this precision and backend?"
+The rankings, the LLM serving ranking and the dashboard pages all ask it; each builds it once with
+``CostQuestion.ask`` (the API through ``accounting.api.question.CostQuestionSerializer``), so each rule of
+validation lives here once: the workload (``policy.resolve_workload``), the SLA (``policy.requested_sla``),
+the utilization (in (0, 1], default ``INFERLEDGER_UTILIZATION``), the token lengths, the published rule.
+A refusal is a ``policy.ParameterError`` naming the parameter (the API answers 400 under that name).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from accounting import policy
+from accounting.pricing import costing
+from accounting.pricing.utilization import default_utilization
+from accounting.sla import Sla
+from workloads import Workload
+
+
+@dataclass(frozen=True)
+class CostQuestion:
+    workload: Workload
+    sla: Sla
+    price_kind: str
+    utilization: Decimal
+    as_of: datetime | None = None
+    published: policy.Published = policy.DEFAULT_PUBLISHED
+    region: str | None = None
+    provider: str | None = None
+    precision: str | None = None
+    backend: str | None = None
+    input_tokens_per_request: Decimal | None = None
+    output_tokens_per_request: Decimal | None = None
+    # LLM serving: read each front at this speed (tokens/s per user); None: at the SLA's speed, if any.
+    interactivity_tps_per_user: Decimal | None = None
+
+    @classmethod
+    def ask(
+        cls,
+        *,
+        price_kind: str,
+        workload: str | None = None,
+        model_class: str | None = None,
+        sla_p99_ms=None,
+        ttft_p99_ms=None,
+        tpot_p99_ms=None,
+        utilization=None,
+        as_of: datetime | None = None,
+        published: policy.Published = policy.DEFAULT_PUBLISHED,
+        region: str | None = None,
+        provider: str | None = None,
+        precision: str | None = None,
+        backend: str | None = None,
+        input_tokens_per_request=None,
+        output_tokens_per_request=None,
+        interactivity_tps_per_user=None,
+    ) -> CostQuestion:
+        """The question, validated: raises ParameterError naming the first parameter it cannot answer."""
+        chosen = policy.resolve_workload(workload=workload, model_class=model_class)
+        sla = policy.requested_sla(chosen, sla_p99_ms=sla_p99_ms, ttft_p99_ms=ttft_p99_ms, tpot_p99_ms=tpot_p99_ms)
+        return cls(
+            workload=chosen,
+            sla=sla,
+            price_kind=price_kind,
+            utilization=_utilization(utilization),
+            as_of=as_of,
+            published=policy.Published(published),
+            region=region or None,
+            provider=provider or None,
+            precision=precision or None,
+            backend=backend or None,
+            input_tokens_per_request=_positive_or_none(input_tokens_per_request, "input_tokens_per_request"),
+            output_tokens_per_request=_positive_or_none(output_tokens_per_request, "output_tokens_per_request"),
+            interactivity_tps_per_user=_positive_or_none(interactivity_tps_per_user, "interactivity_tps_per_user"),
+        )
+
+    def cache_key(self) -> dict:
+        """Everything that changes the answer, as plain values (the rankings cache keys on it)."""
+        return {
+            "workload": self.workload.id, "sla": str(self.sla), "price_kind": self.price_kind,
+            "utilization": str(self.utilization), "as_of": self.as_of.isoformat() if self.as_of else None,
+            "published": self.published.value, "region": self.region, "provider": self.provider,
+            "precision": self.precision, "backend": self.backend,
+            "input_tokens_per_request": _text(self.input_tokens_per_request),
+            "output_tokens_per_request": _text(self.output_tokens_per_request),
+            "interactivity_tps_per_user": _text(self.interactivity_tps_per_user),
+        }  # fmt: skip
+
+
+def _utilization(value) -> Decimal:
+    share = default_utilization() if value is None else costing.to_decimal(value, "utilization")
+    if not 0 < share <= 1:
+        raise policy.ParameterError("utilization", f"utilization must be in (0, 1], got {value}")
+    return share
+
+
+def _positive_or_none(value, name: str) -> Decimal | None:
+    if value is None:
+        return None
+    number = costing.to_decimal(value, name)
+    if number <= 0:
+        raise policy.ParameterError(name, f"{name} must be greater than zero, got {value}")
+    return number
+
+
+def _text(value) -> str | None:
+    return None if value is None else str(value)
