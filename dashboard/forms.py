@@ -35,8 +35,9 @@ class ShowsAppliedValues(forms.Form):
             if chosen is not None:
                 data["model_class"] = chosen.model_class
         for name, bound in self.base_fields.items():
-            if name not in data and bound.initial is not None:
-                data[name] = bound.initial
+            initial = bound.initial() if callable(bound.initial) else bound.initial  # e.g. a configured default
+            if name not in data and initial is not None:
+                data[name] = initial
         super().__init__(data, **kwargs)
 
 
