@@ -1,13 +1,13 @@
 """Celery entry points: thin, by id, idempotent (a period already stored is returned, not metered twice).
 
-Control tasks like every other (agents.control.control_task): a database outage is waited out in-process, never
+Control tasks like every other (inferledger.control_tasks.control_task): a database outage is waited out in-process, never
 with countdown retries that a Redis restart would lose."""
 
 import logging
 
 from django.utils import timezone
 
-from agents.control import control_task
+from inferledger.control_tasks import control_task
 
 logger = logging.getLogger(__name__)
 
