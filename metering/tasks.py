@@ -1,7 +1,7 @@
 """Celery entry points: thin, by id, idempotent (a period already stored is returned, not metered twice).
 
-Control tasks like every other (inferledger.control_tasks.control_task): a database outage is waited out in-process, never
-with countdown retries that a Redis restart would lose."""
+Control tasks like every other (inferledger.control_tasks.control_task): a database outage is waited out
+in-process, never with countdown retries that a Redis restart would lose."""
 
 import logging
 

@@ -20,8 +20,8 @@ from accounting.models import CostSnapshot
 from accounting.pricing import costing
 from accounting.pricing.offerings import no_price_reason, offer_at_point
 from accounting.provenance import published_by_source, published_of, source_label
-from accounting.rankings import intervals
 from accounting.question import CostQuestion
+from accounting.rankings import intervals
 from accounting.sla import Sla
 from hardware_catalog.models import Accelerator, OnPremAssumptions, Price, PriceKind
 from hardware_catalog.selectors import cheapest_prices_in_force, onprem_assumptions_in_force
