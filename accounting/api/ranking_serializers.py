@@ -7,8 +7,13 @@ from rest_framework import serializers
 
 import workloads
 from accounting import policy
-from accounting.api.serializers import PER_MILLION_USD, HourlyCostSerializer, OnPremAssumptionsSerializer
-from accounting.pricing.utilization import default_utilization, utilization_assumed
+from accounting.api.serializers import (
+    PER_MILLION_USD,
+    HourlyCostSerializer,
+    OnPremAssumptionsSerializer,
+    utilization_field,
+)
+from accounting.pricing.utilization import utilization_assumed
 from accounting.provenance import origin_label
 from accounting.question import CostQuestion
 from hardware_catalog.api.serializers import PriceSerializer
@@ -109,15 +114,7 @@ class AsOfField(serializers.CharField):
 # docstring, which the schema would show as the description of every serializer that uses it).
 class OfferFiltersMixin(serializers.Serializer):
     price_kind = serializers.ChoiceField(choices=PriceKind.choices)
-    utilization = serializers.DecimalField(
-        max_digits=7,
-        decimal_places=6,
-        min_value=Decimal("0.000001"),
-        max_value=1,
-        default=default_utilization,
-        help_text="Share of paid accelerator-hours spent serving; default INFERLEDGER_UTILIZATION (100 % unless "
-        "configured). Every answer states the one it assumed (utilization_assumed).",
-    )
+    utilization = utilization_field("Every answer states the one it assumed (utilization_assumed).")
     region = serializers.CharField(required=False, max_length=64)
     provider = serializers.CharField(required=False, max_length=128)
     precision = serializers.CharField(required=False, max_length=16)

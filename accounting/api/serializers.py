@@ -26,19 +26,24 @@ class OnPremAssumptionsSerializer(serializers.ModelSerializer):
         ]
 
 
-class CostEstimateRequestSerializer(serializers.Serializer):
-    accelerator = serializers.PrimaryKeyRelatedField(queryset=Accelerator.objects.all())
-    price_kind = serializers.ChoiceField(choices=PriceKind.choices)
-    throughput_per_s = serializers.DecimalField(max_digits=20, decimal_places=6, min_value=Decimal("0.000001"))
-    utilization = serializers.DecimalField(
+def utilization_field(help_text: str = "") -> serializers.DecimalField:
+    """The utilization a cost question may state (0 < u <= 1), defaulting to INFERLEDGER_UTILIZATION."""
+    return serializers.DecimalField(
         max_digits=7,
         decimal_places=6,
         min_value=Decimal("0.000001"),
         max_value=1,
         default=default_utilization,
         help_text="Share of paid accelerator-hours spent serving; default INFERLEDGER_UTILIZATION (100 % unless "
-        "configured).",
+        "configured)." + (f" {help_text}" if help_text else ""),
     )
+
+
+class CostEstimateRequestSerializer(serializers.Serializer):
+    accelerator = serializers.PrimaryKeyRelatedField(queryset=Accelerator.objects.all())
+    price_kind = serializers.ChoiceField(choices=PriceKind.choices)
+    throughput_per_s = serializers.DecimalField(max_digits=20, decimal_places=6, min_value=Decimal("0.000001"))
+    utilization = utilization_field()
     measured_power_w = serializers.DecimalField(
         max_digits=10, decimal_places=3, min_value=Decimal("0.001"), required=False, allow_null=True
     )
