@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models.signals import post_delete
 from django.dispatch import receiver
 from django.utils import timezone
 from django_celery_beat.models import CrontabSchedule, IntervalSchedule, PeriodicTask
@@ -99,11 +100,22 @@ def _seed_on_first_registration(sender, agent: Agent, **kwargs) -> None:
     schedule_seed_daily_quick(agent=agent)
 
 
+@receiver(post_delete, sender=JobSchedule)
+def _delete_beat_task(sender, instance: JobSchedule, **kwargs) -> None:
+    """A schedule's beat task goes with it, however it is deleted (admin, API, a queryset): a task left behind
+    would keep firing for a schedule that no longer exists and hold its name against a new one."""
+    PeriodicTask.objects.filter(pk=instance.periodic_task_id).delete()
+
+
 def schedule_seed_daily_quick(*, agent: Agent) -> JobSchedule | None:
-    """One daily quick-suite schedule for a newly registered agent (none if one by that name exists)."""
+    """One daily quick-suite schedule for a newly registered agent (none if one by that name exists).
+
+    A beat task of that name with no schedule left behind (a schedule deleted before its beat task went with it,
+    see _delete_beat_task) is removed first: it made the re-registration of an agent of the same name fail."""
     name = f"daily quick suite on {agent.name}"
     if JobSchedule.objects.filter(name=name).exists():
         return None
+    PeriodicTask.objects.filter(name=f"{PERIODIC_TASK_PREFIX}{name}", inferledger_schedule__isnull=True).delete()
     return schedule_create(
         name=name, spec={"suite": "quick", "time_limit_s": 1800}, agent=agent, crontab=DAILY_QUICK_CRONTAB
     )

@@ -138,11 +138,12 @@ def _passes(figures: dict) -> bool:
 
 def _scenario(name: str, base: Path, pg: PostgreSQL, redis_port: int, *, jobs: int, outage_s: float) -> dict:
     from agents.jobs import job_create
-    from agents.models import Agent, ControlWorker, Job
+    from agents.models import Agent, ControlWorker, Job, JobSchedule
     from agents.registry import agent_enroll
     from results.models import BenchmarkRun, QuarantinedPayload
 
-    for model in (Job, BenchmarkRun, QuarantinedPayload, ControlWorker, Agent):
+    # Schedules before agents: an enrolled agent gets its daily schedule, which protects the agent it names.
+    for model in (Job, JobSchedule, BenchmarkRun, QuarantinedPayload, ControlWorker, Agent):
         model.objects.all().delete()
     log_dir = base / f"logs-{name}"
     log_dir.mkdir()

@@ -75,3 +75,44 @@ def test_an_agent_enrolled_before_its_first_registration_gets_its_daily_quick_su
     assert schedule.name == "daily quick suite on gpu03" and schedule.periodic_task.crontab.hour == "3"
     agent_register(report={"name": "gpu03", "devices": CPU})  # a later registration seeds nothing more
     assert JobSchedule.objects.count() == 1
+
+
+def test_a_deleted_schedule_takes_its_beat_task_with_it(agent):
+    schedule = schedule_create(name="hourly", spec={"workloads": ["tabular"]}, agent=agent, every_s=3600)
+    JobSchedule.objects.filter(pk=schedule.pk).delete()  # a queryset delete, as the admin's bulk action does
+    assert not PeriodicTask.objects.filter(name__endswith="hourly").exists()  # beat no longer fires it
+
+
+def test_an_agent_deleted_and_enrolled_again_under_its_name_registers_and_gets_its_daily_schedule(catalog, settings):
+    """Deleting an agent (its schedule first: the schedule protects the agent it names) and enrolling a host of
+    the same name: its first registration seeds the daily schedule again. It failed on the beat task the deleted
+    schedule had left behind, which held the name, so the new agent never registered (issue 26's fault suite)."""
+    from agents.models import Agent
+    from agents.registry import agent_enroll
+
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/15"
+    agent_enroll(name="gpu04")
+    agent_register(report={"name": "gpu04", "devices": CPU})
+    JobSchedule.objects.all().delete()
+    Agent.objects.filter(name="gpu04").delete()
+
+    agent_enroll(name="gpu04")
+    agent = agent_register(report={"name": "gpu04", "devices": CPU})
+
+    assert agent.devices == CPU
+    assert JobSchedule.objects.get(agent=agent).name == "daily quick suite on gpu04"
+    assert PeriodicTask.objects.filter(name__endswith="daily quick suite on gpu04").count() == 1
+
+
+def test_a_beat_task_left_by_an_older_release_does_not_block_the_daily_schedule(catalog, settings):
+    from django_celery_beat.models import CrontabSchedule
+
+    from agents.schedules import PERIODIC_TASK_PREFIX
+
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/15"
+    crontab = CrontabSchedule.objects.create(minute="0", hour="3")
+    PeriodicTask.objects.create(  # what a schedule deleted before this release left behind
+        name=f"{PERIODIC_TASK_PREFIX}daily quick suite on gpu05", task="agents.fire_schedule", crontab=crontab
+    )
+    agent = agent_register(report={"name": "gpu05", "devices": CPU})
+    assert JobSchedule.objects.get(agent=agent).periodic_task.name.endswith("daily quick suite on gpu05")
