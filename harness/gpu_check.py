@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from dataclasses import replace
 
 from .runner import Failure, Skip
 from .suite import plan_suite, run_suite
@@ -36,17 +37,41 @@ def table_rows(items, results) -> list[tuple[str, ...]]:
     return rows
 
 
+def _batch_sizes(text: str) -> tuple[int, ...]:
+    try:
+        sizes = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"batch sizes are whole numbers separated by commas, not {text!r}") from None
+    if not sizes or min(sizes) < 1:
+        raise argparse.ArgumentTypeError(f"batch sizes must be at least 1, not {text!r}")
+    return sizes
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m harness.gpu_check", description=__doc__)
     parser.add_argument("--workload", action="append", help="Model classes (default: every reference workload).")
+    parser.add_argument("--backend", action="append", help="Backends (default: those the quick suite runs).")
+    parser.add_argument("--precision", action="append", help="Precisions (default: those the quick suite runs).")
+    parser.add_argument(
+        "--batch-sizes", type=_batch_sizes, help="Offline batch sizes, e.g. 1,32 (default: the quick suite's)."
+    )
     args = parser.parse_args(argv)
     import torch
 
     if not torch.cuda.is_available():
         print(f"no CUDA device (torch {torch.__version__}): nothing to check", file=sys.stderr)
         return 2
-    items = plan_suite("quick", workloads=args.workload, sizes=["reference"], device="cuda")
+    items = plan_suite(
+        "quick",
+        workloads=args.workload,
+        backends=args.backend,
+        precisions=args.precision,
+        sizes=["reference"],
+        device="cuda",
+    )
     items = [item for item in items if item.scenario == "offline"]
+    if args.batch_sizes:
+        items = [replace(item, settings=item.settings.with_(offline_batch_sizes=args.batch_sizes)) for item in items]
     with tempfile.TemporaryDirectory(prefix="inferledger-gpu-check-") as out:
         results = list(run_suite(items, out, progress=None))
     header = ("workload", "backend/precision", "scenario", "point", "per s [interval]", "p99 ms", "verdict")
