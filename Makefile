@@ -120,10 +120,11 @@ agent: runtime-venv
 	$(PY) manage.py run_agent --name $(AGENT)
 
 # On a GPU host with requirements-gpu.txt installed: the `gpu` tests (skipped with the reason without a CUDA
-# device), then the reference workloads on every backend/precision the GPU runs, as a table.
+# device), then the reference workloads, one row per point as each item finishes. GPU_CHECK_ARGS narrows or
+# bounds it, e.g. GPU_CHECK_ARGS="--workload cv-classification --backend eager --precision bf16 --budget-s 300".
 gpu-check: venv
-	$(VENV)/bin/pytest -m gpu -rs -p no:cacheprovider tests/harness/test_gpu.py
-	$(PY) -m harness.gpu_check
+	$(VENV)/bin/pytest -m gpu -rs -p no:cacheprovider tests/harness/test_gpu.py tests/harness/test_memory.py
+	$(PY) -m harness.gpu_check $(GPU_CHECK_ARGS)
 
 clean:
 	rm -rf $(VENV) $(VLLM_VENV) $(KSERVE_VENV) db.sqlite3 staticfiles .pytest_cache .ruff_cache

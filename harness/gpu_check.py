@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+import time
 from dataclasses import replace
 
 from .runner import Failure, Skip
@@ -47,6 +48,42 @@ def _batch_sizes(text: str) -> tuple[int, ...]:
     return sizes
 
 
+NOT_RUN = "not run: the check's time budget ({budget:.0f} s) ran out before it started"
+HEADER = ("workload", "backend/precision", "scenario", "point", "per s [interval]", "p99 ms", "verdict")
+WIDTHS = (16, 18, 9, 6, 30, 10)
+
+
+def check_items(items, out_dir, budget_s: float | None = None, run_one=None, clock=time.monotonic):
+    """Each item measured on its own (its rounds back to back, one model on the device at a time), yielding
+    ``(item, result, seconds)`` as each finishes, so a check cut short still shows what it measured. Items not
+    started within ``budget_s`` are yielded with the reason instead of a result: listed, never dropped."""
+    run_one = run_one or (lambda item: next(iter(run_suite([item], out_dir, progress=None))))
+    started = clock()
+    for item in items:
+        if budget_s is not None and clock() - started >= budget_s:
+            yield item, Skip(item.workload_id, item.scenario, item.backend, item.precision,
+                             NOT_RUN.format(budget=budget_s)), 0.0  # fmt: skip
+            continue
+        began = clock()
+        result = run_one(item)
+        yield item, result, clock() - began
+        _free_device_memory()
+
+
+def _free_device_memory() -> None:
+    import gc
+
+    import torch
+
+    gc.collect()
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+
+
+def _line(row: tuple[str, ...]) -> str:
+    return "  ".join(cell.ljust(width) for cell, width in zip(row, WIDTHS, strict=False)) + "  " + row[-1]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m harness.gpu_check", description=__doc__)
     parser.add_argument("--workload", action="append", help="Model classes (default: every reference workload).")
@@ -54,6 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--precision", action="append", help="Precisions (default: those the quick suite runs).")
     parser.add_argument(
         "--batch-sizes", type=_batch_sizes, help="Offline batch sizes, e.g. 1,32 (default: the quick suite's)."
+    )
+    parser.add_argument(
+        "--budget-s", type=float, help="Start no item after this many seconds; the rest are listed as not run."
     )
     args = parser.parse_args(argv)
     import torch
@@ -72,15 +112,17 @@ def main(argv: list[str] | None = None) -> int:
     items = [item for item in items if item.scenario == "offline"]
     if args.batch_sizes:
         items = [replace(item, settings=item.settings.with_(offline_batch_sizes=args.batch_sizes)) for item in items]
+    print(f"{torch.cuda.get_device_name(0)}, torch {torch.__version__}: {len(items)} items", flush=True)
+    print(_line(HEADER), flush=True)
+    failed = False
     with tempfile.TemporaryDirectory(prefix="inferledger-gpu-check-") as out:
-        results = list(run_suite(items, out, progress=None))
-    header = ("workload", "backend/precision", "scenario", "point", "per s [interval]", "p99 ms", "verdict")
-    rows = [header, *table_rows(items, results)]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header) - 1)]
-    print(f"{torch.cuda.get_device_name(0)}, torch {torch.__version__}")
-    for row in rows:
-        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) + "  " + row[-1])
-    return 1 if any(isinstance(result, Failure) for result in results) else 0
+        for item, result, seconds in check_items(items, out, args.budget_s):
+            failed = failed or isinstance(result, Failure)
+            for row in table_rows([item], [result]):
+                print(_line(row), flush=True)
+            if seconds:
+                print(f"  ({item.workload_id} {item.backend}/{item.precision}: {seconds:.1f} s)", flush=True)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -23,3 +23,26 @@ def test_the_table_names_each_points_interval_and_verdict_and_each_skip_and_fail
         ("-", "skipped", "", "tensorrt not installed"),
         ("-", "FAILED", "", "OutsideProfile: batch sizes [256] are outside"),
     ]
+
+
+def test_items_come_one_by_one_and_those_past_the_budget_are_listed_as_not_run():
+    from harness.gpu_check import check_items
+
+    items = [SuiteItem("tabular", "reference", "offline", "eager", precision, "cuda") for precision in ("fp32", "bf16")]
+    items.append(SuiteItem("encoder", "reference", "offline", "eager", "fp32", "cuda"))
+    now = [0.0]
+
+    def run_one(item):  # each item takes 40 s of the clock
+        now[0] += 40.0
+        return {"points": []}
+
+    # Budget 60 s: the first item starts at 0 s and the second at 40 s (< 60); the third would start at 80 s.
+    checked = list(check_items(items, "/unused", 60.0, run_one=run_one, clock=lambda: now[0]))
+    assert [(item.precision, seconds) for item, _, seconds in checked] == [
+        ("fp32", 40.0),
+        ("bf16", 40.0),
+        ("fp32", 0.0),
+    ]
+    last = checked[-1][1]
+    assert isinstance(last, Skip) and last.reason == "not run: the check's time budget (60 s) ran out before it started"
+    assert table_rows([items[-1]], [last])[0][3:] == ("-", "skipped", "", last.reason)
