@@ -82,3 +82,15 @@ def median_interval(values: Sequence[float], confidence: float = ROUNDS_CONFIDEN
     coverage = float(1 - 2 * binom.cdf(k - 1, n, 0.5)) if n > 1 else 0.0
     return {"median": statistics.median(ordered), "low": ordered[k - 1], "high": ordered[n - k],
             "confidence": coverage, "method": MEDIAN_INTERVAL_METHOD}  # fmt: skip
+
+
+# LoadGen's early stopping (loadgen/early_stopping.cc) proves a latency percentile with this confidence.
+EARLY_STOPPING_CONFIDENCE = 0.99
+
+
+def early_stopping_min_queries(percentile_fraction: float, confidence: float = EARLY_STOPPING_CONFIDENCE) -> int:
+    """The fewest queries with which LoadGen's early stopping can prove ``percentile_fraction`` (0.99 for the
+    Server scenario's p99) when no query is over latency: the smallest n with ``percentile_fraction ** n <=
+    1 - confidence`` (the binomial chance of n queries all under latency if the true percentile were just
+    met). Any query over latency raises it. p99: ln(0.01) / ln(0.99) = 458.2, so 459."""
+    return math.ceil(math.log(1 - confidence) / math.log(percentile_fraction))

@@ -151,11 +151,15 @@ def test_bench_measures_an_endpoint_with_its_key_read_from_the_environment(catal
     with NoopServer(PORT + 1, api_key=SECRET):
         call_command(
             "bench", "--endpoint-url", f"http://127.0.0.1:{PORT + 1}", "--endpoint-model", "noop",
-            "--endpoint-api-key-env", "NOOP_KEY", "--scenario", "server", "--rate", "20", "--min-duration-ms", "300",
+            "--endpoint-api-key-env", "NOOP_KEY", "--scenario", "server", "--rate", "200", "--min-duration-ms", "300",
             "--output-tokens", "2", "--out", str(tmp_path),
         )  # fmt: skip
     run = BenchmarkRun.objects.get(workload_name="endpoint:noop")
-    assert run.scenario == "server" and run.points.get().offered_rate_qps == 20.0
+    assert run.scenario == "server" and run.points.get().offered_rate_qps == 200.0
+    # No --min-query-count: the Server point asks for the 459 queries LoadGen's early stopping needs to prove its
+    # p99 (harness.stats.early_stopping_min_queries), so a small server's point is VALID, not "too few queries".
+    assert run.payload["settings"]["min_query_count"] == 459 and run.points.get().sample_count >= 459
+    assert run.loadgen_valid, run.payload["points"][0].get("loadgen")
     assert SECRET not in capsys.readouterr().out
 
 
