@@ -5,6 +5,8 @@ operating point, price row, assumption set, power source, utilization), so any f
 and recomputed. A new price or a new run adds snapshots; old ones stay.
 """
 
+from decimal import Decimal
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
@@ -54,6 +56,17 @@ class CostSnapshot(models.Model):
     cost_per_million_usd = models.DecimalField(
         max_digits=costing.PER_MILLION_MAX_DIGITS, decimal_places=costing.PER_MILLION_DECIMAL_PLACES
     )
+    # The figure's interval: the cost at the high and at the low end of its point's throughput interval over its
+    # rounds (accounting.rankings.intervals). Null where the point has none (a published result, a run measured
+    # before intervals were stored): no interval is made up for them.
+    cost_per_million_low_usd = models.DecimalField(
+        max_digits=costing.PER_MILLION_MAX_DIGITS, decimal_places=costing.PER_MILLION_DECIMAL_PLACES,
+        null=True, blank=True, help_text="Cost per million at the high end of the point's throughput interval.",
+    )  # fmt: skip
+    cost_per_million_high_usd = models.DecimalField(
+        max_digits=costing.PER_MILLION_MAX_DIGITS, decimal_places=costing.PER_MILLION_DECIMAL_PLACES,
+        null=True, blank=True, help_text="Cost per million at the low end of the point's throughput interval.",
+    )  # fmt: skip
     effective_at = models.DateTimeField(
         help_text="When this combination of run, price and assumptions came into force."
     )
@@ -70,6 +83,15 @@ class CostSnapshot(models.Model):
             # recompute_costs and repeated signals are no-ops: one snapshot per set of inputs.
             models.UniqueConstraint(fields=["inputs_digest"], name="snapshot_inputs_unique"),
             models.CheckConstraint(condition=models.Q(cost_per_million_usd__gte=0), name="snapshot_cost_ge_0"),
+            # An interval is both ends or none, and holds its figure: low <= cost <= high.
+            models.CheckConstraint(
+                condition=models.Q(cost_per_million_low_usd__isnull=True, cost_per_million_high_usd__isnull=True)
+                | models.Q(
+                    cost_per_million_low_usd__lte=models.F("cost_per_million_usd"),
+                    cost_per_million_high_usd__gte=models.F("cost_per_million_usd"),
+                ),
+                name="snapshot_cost_interval_holds_cost",
+            ),
         ]
         indexes = [
             # The regression check: the previous N snapshots of one series, newest first.
@@ -89,6 +111,13 @@ class CostSnapshot(models.Model):
         from accounting.sla import Sla
 
         return Sla(p99_ms=self.sla_p99_ms, ttft_p99_ms=self.sla_ttft_p99_ms, tpot_p99_ms=self.sla_tpot_p99_ms)
+
+    @property
+    def cost_interval_usd(self) -> tuple[Decimal, Decimal] | None:
+        """(low, high) cost per million over the point's rounds; None where the run has no interval."""
+        if self.cost_per_million_low_usd is None or self.cost_per_million_high_usd is None:
+            return None
+        return (self.cost_per_million_low_usd, self.cost_per_million_high_usd)
 
     @property
     def sla_label(self) -> str:

@@ -315,6 +315,11 @@ class CostSnapshotSerializer(serializers.Serializer):
     workload_name = serializers.CharField()
     effective_at = serializers.DateTimeField()
     cost_per_million_usd = serializers.DecimalField(**PER_MILLION_USD)
+    cost_interval_usd = serializers.ListField(
+        child=serializers.DecimalField(**PER_MILLION_USD), allow_null=True,
+        help_text="(low, high) cost per million at the point's throughput interval over its rounds; null without one "
+        "(published results).",
+    )  # fmt: skip
     unit = serializers.CharField()
     throughput_per_s = serializers.FloatField()
     latency_p99_ms = serializers.FloatField()

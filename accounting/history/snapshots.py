@@ -6,10 +6,13 @@ run's finish, the price's effective_from and (on-prem) the assumption set's crea
 event computes it, the same inputs give the same row, and the unique digest makes re-running a no-op.
 Snapshots are computed for every price offering in force, under the standard SLAs of the run's workload
 (the registry's p99 bounds, or MLPerf's TTFT/TPOT bounds for LLM workloads, and no SLA), at utilization 1,
-at the point sla_rule.choose picks; a series is one workload's configuration (see series_key).
+at the point sla_rule.choose picks; a series is one workload's configuration (see series_key). Each keeps the
+cost interval of its figure where its point has a throughput interval over its rounds (the ranking's rule,
+accounting.rankings.intervals), and none where the point has none (published results).
 """
 
 import hashlib
+import logging
 from collections.abc import Iterable
 from datetime import datetime
 from decimal import Decimal
@@ -21,11 +24,14 @@ from accounting import sla as sla_rule
 from accounting.models import CostSnapshot
 from accounting.pricing import costing
 from accounting.pricing.offerings import offer_at_point
+from accounting.rankings import intervals
 from accounting.sla import Sla
 from hardware_catalog.models import Accelerator, OnPremAssumptions, Price, PriceKind
 from hardware_catalog.selectors import onprem_assumptions_in_force, prices_in_force
 from results.models import BenchmarkRun, PublishedResult, RunOrigin
 from workloads import Workload
+
+logger = logging.getLogger(__name__)
 
 
 def _digest(*parts) -> str:
@@ -81,6 +87,13 @@ def _build(run, workload: Workload, choice, price, assumptions, sla: Sla) -> Cos
     per_million = costing.cost_per_million(
         hourly_usd=offer.hourly.total_usd_per_hour, throughput_per_s=throughput, utilization=utilization
     )
+    interval = _interval_holding(
+        intervals.cost_interval_per_million(
+            hourly_usd=offer.hourly.total_usd_per_hour, point=point, unit_throughput_per_s=throughput,
+            utilization=utilization,
+        ),
+        per_million, point,
+    )  # fmt: skip
     used = offer.assumptions
     moments = [run.finished_at, price.effective_from] + ([used.created_at] if used else [])
     hourly = offer.hourly
@@ -95,9 +108,23 @@ def _build(run, workload: Workload, choice, price, assumptions, sla: Sla) -> Cos
         capex_usd_per_hour=hourly.capex_usd_per_hour, opex_usd_per_hour=hourly.opex_usd_per_hour,
         power_usd_per_hour=hourly.power_usd_per_hour, cloud_usd_per_hour=hourly.cloud_usd_per_hour,
         total_usd_per_hour=hourly.total_usd_per_hour, cost_per_million_usd=per_million,
+        cost_per_million_low_usd=interval[0] if interval else None,
+        cost_per_million_high_usd=interval[1] if interval else None,
         effective_at=max(moments), series_key=series_key(run, price, sla),
         inputs_digest=_digest(run.pk, point.pk, price.pk, used.pk if used else None, _sla_key(sla), utilization),
     )  # fmt: skip
+
+
+def _interval_holding(interval, per_million: Decimal, point) -> tuple[Decimal, Decimal] | None:
+    """The cost interval when it holds the figure; None where the point has none, or has one its figure lies
+    outside (a payload whose median is not within its own interval: logged, stored without an interval)."""
+    if interval is None or interval[0] <= per_million <= interval[1]:
+        return interval
+    logger.warning(
+        "point %s: its throughput %s lies outside its interval [%s, %s]; its snapshots carry no interval",
+        point.pk, point.throughput_per_s, point.throughput_low_per_s, point.throughput_high_per_s,
+    )  # fmt: skip
+    return None
 
 
 def feasible_choices(run: BenchmarkRun) -> list[tuple[Sla, sla_rule.SlaChoice]]:

@@ -50,6 +50,7 @@ def test_storing_published_results_adds_the_snapshots_recompute_all_would(some_p
     assert loaded and run_ids
     snapshots = CostSnapshot.objects.filter(run_id__in=run_ids).select_related("run", "price")
     assert {s.run.origin for s in snapshots} == {RunOrigin.EXTERNAL}  # shown as published
+    assert {s.cost_interval_usd for s in snapshots} == {None}  # a published figure has no rounds: no interval
     assert {PriceKind.PURCHASE, PriceKind.CLOUD_ON_DEMAND, PriceKind.OWNED_HYPERSCALER_4Y} <= {
         s.price_kind for s in snapshots
     }
