@@ -37,6 +37,14 @@ class CostAlarmSerializer(serializers.ModelSerializer):
     baseline_cost_per_million_usd = serializers.DecimalField(
         source="baseline.cost_per_million_usd", read_only=True, **PER_MILLION_USD
     )
+    cost_interval_usd = serializers.ListField(
+        source="snapshot.cost_interval_usd", child=serializers.DecimalField(**PER_MILLION_USD), read_only=True,
+        allow_null=True, help_text="(low, high) cost per million of the snapshot over its point's rounds; null: none.",
+    )  # fmt: skip
+    baseline_cost_interval_usd = serializers.ListField(
+        source="baseline.cost_interval_usd", child=serializers.DecimalField(**PER_MILLION_USD), read_only=True,
+        allow_null=True, help_text="(low, high) cost per million of the baseline over its point's rounds; null: none.",
+    )  # fmt: skip
     run = serializers.UUIDField(source="snapshot.run_id", read_only=True)
     baseline_run = serializers.UUIDField(source="baseline.run_id", read_only=True)
     price = serializers.IntegerField(source="snapshot.price_id", read_only=True)
@@ -47,9 +55,9 @@ class CostAlarmSerializer(serializers.ModelSerializer):
         fields = [
             "id", "snapshot", "baseline", "accelerator", "workload_name", "sla", "sla_p99_ms", "sla_ttft_p99_ms",
             "sla_tpot_p99_ms", "cost_basis", "price_kind", "utilization", "cost_per_million_usd",
-            "baseline_cost_per_million_usd", "change_fraction", "threshold_fraction", "window_size", "attribution",
-            "explanation", "run", "baseline_run", "price", "baseline_price", "created_at", "acknowledged_at",
-            "acknowledged_by", "withdrawn_at", "withdrawn_reason",
+            "baseline_cost_per_million_usd", "cost_interval_usd", "baseline_cost_interval_usd", "change_fraction",
+            "threshold_fraction", "window_size", "attribution", "explanation", "run", "baseline_run", "price",
+            "baseline_price", "created_at", "acknowledged_at", "acknowledged_by", "withdrawn_at", "withdrawn_reason",
         ]  # fmt: skip
         read_only_fields = fields
 

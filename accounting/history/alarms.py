@@ -6,9 +6,14 @@ then the baseline the change is attributed against). Above the threshold an alar
 N and the threshold are settings: ACCOUNTING_ALARM_WINDOW (default 5), ACCOUNTING_ALARM_THRESHOLD
 (default 0.10, i.e. 10 %).
 
-No alarm is raised for a change within the measured noise of the figures involved (accounting.history.noise:
-the spread of each point's rounds), and one change raises one alarm per (workload, accelerator, cost
-basis): the SLA series of the same accelerator that move because of the same runs and price rows share it.
+A rise above the threshold is a regression only where the measurement tells the two figures apart: when the
+baseline and the snapshot come from different measured points, their cost intervals (accounting.history.noise:
+each point's interval over its rounds, the ranking's tie rule) must not overlap. The threshold says how large a
+change matters; the intervals say whether the change was measured at all; an alarm needs both, and states both
+intervals. Where both figures come from the same point (a new price row, a new assumption set), the throughput
+is the same measurement and the change is exact: the intervals are not compared. One change raises one alarm
+per (workload, accelerator, cost basis): the SLA series of the same accelerator that move because of the same
+runs and price rows share it.
 A series is one system's (snapshots.series_key), so the baseline is always the same system's figure. Each alarm
 names its cause: the price row that took effect, or the run that replaced the baseline's. A price row that
 raises an offering above another offering of the same accelerator and kind changes which offering is cheapest:
@@ -28,7 +33,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounting.history.attribution import FACTORS, CostState, attribute
-from accounting.history.noise import point_rounds, throughput_noise, within_noise
+from accounting.history.noise import interval_text, within_uncertainty
 from accounting.models import CostAlarm, CostSnapshot
 from accounting.pricing.money import usd_text
 from hardware_catalog.selectors import cheapest_price_in_force
@@ -75,12 +80,13 @@ def regression_of(snapshot: CostSnapshot) -> Regression | str:
     if change <= threshold:
         return f"{change:+.1%} against the trailing median is within the {threshold:.0%} threshold"
     baseline = next(s for s in history if s.cost_per_million_usd == median)
-    noise = _measured_noise_covering(baseline, snapshot)
-    if noise is not None:
-        moved = abs(snapshot.throughput_per_s - baseline.throughput_per_s) / baseline.throughput_per_s
+    if baseline.point_id != snapshot.point_id and within_uncertainty(
+        baseline.cost_per_million_usd, baseline.cost_interval_usd,
+        snapshot.cost_per_million_usd, snapshot.cost_interval_usd,
+    ):  # fmt: skip
         return (
-            f"the throughput moved {moved:.1%}, within its measured noise of {noise:.1%} (the spread of each "
-            "point's rounds), at an unchanged hourly cost"
+            f"{change:+.1%} against the trailing median, but the cost intervals overlap "
+            f"({intervals_text(baseline, snapshot)}): the change is within the measurement's own uncertainty"
         )
     switch = cheapest_offering_switch(baseline, snapshot)
     if switch is not None:
@@ -154,8 +160,12 @@ def check_regression(snapshot: CostSnapshot) -> CostAlarm | None:
         "price": snapshot.price_id,
         "cause": cause,
         "cheapest_offering_switch": regression.switch,
+        # Each figure's (low, high) cost per million over its point's rounds; null where it has none.
+        "baseline_cost_interval_usd_per_million": _interval_dict(baseline),
+        "cost_interval_usd_per_million": _interval_dict(snapshot),
     }
     explanation = _sentence(snapshot, baseline, regression.change, explained, regression.history_count)
+    explanation += f" Cost intervals: {intervals_text(baseline, snapshot)}{_interval_verdict(baseline, snapshot)}."
     explanation += f" Cause: {cause['sentence']}."
     if regression.switch:
         explanation += f" {regression.switch}."
@@ -174,19 +184,27 @@ def check_regression(snapshot: CostSnapshot) -> CostAlarm | None:
         return CostAlarm.objects.filter(snapshot=snapshot).first()
 
 
-def _measured_noise_covering(baseline: CostSnapshot, snapshot: CostSnapshot) -> float | None:
-    """The measured noise of the two points when the change lies within it (accounting.history.noise), else None."""
-    noise = throughput_noise(
-        point_rounds(baseline.run, baseline.point.index), point_rounds(snapshot.run, snapshot.point.index)
+def intervals_text(baseline: CostSnapshot, snapshot: CostSnapshot) -> str:
+    """Both figures with their cost intervals, in words: "before $10.00 [$9.50, $10.60], after $12.00 [...] per 1M
+    inferences"."""
+    return (
+        f"before {interval_text(baseline.cost_per_million_usd, baseline.cost_interval_usd)}, "
+        f"after {interval_text(snapshot.cost_per_million_usd, snapshot.cost_interval_usd)} "
+        f"per 1M {snapshot.unit.replace('_', ' ')}"
     )
-    covered = within_noise(
-        baseline_throughput_per_s=baseline.throughput_per_s,
-        throughput_per_s=snapshot.throughput_per_s,
-        baseline_usd_per_hour=baseline.total_usd_per_hour,
-        usd_per_hour=snapshot.total_usd_per_hour,
-        noise_fraction=noise,
-    )
-    return noise if covered else None
+
+
+def _interval_dict(snapshot: CostSnapshot) -> list[str] | None:
+    interval = snapshot.cost_interval_usd
+    return [str(end) for end in interval] if interval else None
+
+
+def _interval_verdict(baseline: CostSnapshot, snapshot: CostSnapshot) -> str:
+    if baseline.point_id == snapshot.point_id:
+        return " (the same measured point: the change is exact)"
+    if baseline.cost_interval_usd is None and snapshot.cost_interval_usd is None:
+        return " (neither figure was measured with an interval: the threshold alone decides)"
+    return ": they do not overlap"
 
 
 def _alarm_for_the_same_change(baseline: CostSnapshot, snapshot: CostSnapshot) -> CostAlarm | None:
@@ -242,9 +260,10 @@ def check_regressions(snapshots: list[CostSnapshot]) -> list[CostAlarm]:
 
 def recheck_open_alarms(*, now=None) -> list[CostAlarm]:
     """Judge each open alarm again under the rules in force, and withdraw (never delete) those they no longer
-    raise: a rise within the threshold or the measured noise (alarms raised when costs were rounded to four
-    decimals, or before noise was measured), or a second alarm for one change. Returns the withdrawn alarms,
-    their reasons in `withdrawn_reason`. Acknowledged alarms are left as a person saw them."""
+    raise: a rise within the threshold or within the measurement's uncertainty (alarms raised when costs were
+    rounded to four decimals, or before snapshots kept their cost intervals), or a second alarm for one change.
+    Returns the withdrawn alarms, their reasons in `withdrawn_reason`. Acknowledged alarms are left as a person
+    saw them."""
     now = now or timezone.now()
     open_alarms = CostAlarm.objects.filter(acknowledged_at__isnull=True, withdrawn_at__isnull=True)
     alarms = sorted(open_alarms.select_related("snapshot"), key=lambda a: _one_per_change_order(a.snapshot))

@@ -1,27 +1,23 @@
-"""The measured noise of a cost figure, and whether a change lies within it.
+"""The measured uncertainty of a cost figure: its interval, and whether a change lies within it.
 
 A snapshot's cost per million is its hourly cost divided by its throughput. The hourly cost comes from
-price rows and assumptions, which are exact; the throughput is a measurement whose noise the harness
-records: every operating point is measured in several rounds (the payload's ``points[].rounds``, kept
-in ``BenchmarkRun.payload``), and the spread of the rounds' figures, (max - min) / median, is that
-point's relative noise. A change in throughput no larger than the larger noise of the two points
-compared, with the hourly cost unchanged, is noise: no alarm is raised for it.
+price rows and assumptions, which are exact; the throughput is a measurement: every operating point is
+measured in several rounds and stored as the median of its rounds with an exact order-statistic interval
+(harness.rounds), which the snapshot turns into its cost interval (``CostSnapshot.cost_interval_usd``). Two
+figures whose cost intervals overlap cannot be told apart by the measurement: the ranking calls them a tie,
+and a change between them raises no alarm. That is one rule (``serving.economics.tie_groups``), and a figure
+without an interval (a published result, a run measured before intervals were stored) is its cost alone.
 """
 
 from __future__ import annotations
 
 import statistics
+from decimal import Decimal
 
 from scipy import stats
 
-
-def relative_spread(rounds: dict | None) -> float | None:
-    """(max - min) / median of a point's round figures; None with fewer than two rounds."""
-    values = [float(v) for v in (rounds or {}).get("values") or [] if v is not None]
-    if len(values) < 2:
-        return None
-    middle = statistics.median(values)
-    return (max(values) - min(values)) / middle if middle > 0 else None
+from accounting.pricing.money import usd_text
+from accounting.serving.economics import tie_groups
 
 
 def point_rounds(run, index: int) -> dict | None:
@@ -30,25 +26,24 @@ def point_rounds(run, index: int) -> dict | None:
     return points[index].get("rounds") if 0 <= index < len(points) else None
 
 
-def throughput_noise(baseline_rounds: dict | None, rounds: dict | None) -> float | None:
-    """The larger relative spread of the two points compared; None when neither was measured in rounds."""
-    spreads = [s for s in (relative_spread(baseline_rounds), relative_spread(rounds)) if s is not None]
-    return max(spreads) if spreads else None
-
-
-def within_noise(
-    *,
-    baseline_throughput_per_s: float,
-    throughput_per_s: float,
-    baseline_usd_per_hour,
-    usd_per_hour,
-    noise_fraction: float | None,
+def within_uncertainty(
+    before_usd: Decimal, before_interval: tuple | None, after_usd: Decimal, after_interval: tuple | None
 ) -> bool:
-    """True when the hourly cost is unchanged and the throughput moved by no more than its measured noise."""
-    if noise_fraction is None or baseline_usd_per_hour != usd_per_hour or baseline_throughput_per_s <= 0:
-        return False
-    change = abs(throughput_per_s - baseline_throughput_per_s) / baseline_throughput_per_s
-    return change <= noise_fraction
+    """True when the two figures' cost intervals overlap: the change lies within the measurement's own uncertainty.
+
+    Worked: before $10.00 [$9.50, $10.60], after $10.80 [$10.40, $11.30]: they share $10.40-$10.60, so True;
+    after $12.00 [$11.70, $12.40] starts above $10.60, so False.
+    """
+    figures = sorted([(before_usd, before_interval), (after_usd, after_interval)], key=lambda figure: figure[0])
+    groups = tie_groups([interval or (cost, cost) for cost, interval in figures])
+    return groups[0] == groups[1]
+
+
+def interval_text(cost_usd: Decimal, interval: tuple | None) -> str:
+    """ "$10.00 [$9.50, $10.60]", or "$10.00 (no interval)" for a figure without one."""
+    if interval is None:
+        return f"{usd_text(cost_usd)} (no interval)"
+    return f"{usd_text(cost_usd)} [{usd_text(interval[0])}, {usd_text(interval[1])}]"
 
 
 CONFIDENCE = 0.95
