@@ -12,7 +12,7 @@ from decimal import Decimal
 
 import pytest
 
-from accounting.history.alarms import regression_of
+from accounting.history.alarms import recheck_open_alarms, regression_of
 from accounting.history.noise import interval_text, within_uncertainty
 from accounting.models import CostAlarm, CostSnapshot
 from results.models import BenchmarkRun
@@ -140,4 +140,26 @@ def test_a_price_rise_on_the_same_point_is_exact_and_alarms_though_its_intervals
     assert _in_cents(alarm.snapshot.cost_interval_usd) == (Decimal("10.35"), Decimal("12.65"))
     assert "after $11.50 [$10.35, $12.65] per 1M samples (the same measured point: the change is exact)." in (
         alarm.explanation
+    )
+
+
+def test_recheck_withdraws_an_alarm_raised_before_its_snapshots_had_the_intervals_that_overlap(gpu, make_run):
+    accelerator = gpu("Tau")
+    before = _measured(make_run, accelerator, Decimal("10.00"), Decimal("10.00"), Decimal("10.00"), MARCH)
+    after = _measured(make_run, accelerator, Decimal("12.00"), Decimal("12.00"), Decimal("12.00"), APRIL)
+    alarm = CostAlarm.objects.get()  # +20 %, and [10.00, 10.00] and [12.00, 12.00] are apart
+    # The intervals their points were measured with, as migration 0007 would give snapshots stored without them:
+    # [9.50, 10.60] and [10.50, 13.00] share 10.50-10.60.
+    CostSnapshot.objects.filter(run=before).update(
+        cost_per_million_low_usd=Decimal("9.50"), cost_per_million_high_usd=Decimal("10.60")
+    )
+    CostSnapshot.objects.filter(run=after).update(
+        cost_per_million_low_usd=Decimal("10.50"), cost_per_million_high_usd=Decimal("13.00")
+    )
+    assert recheck_open_alarms() == [alarm]
+    alarm.refresh_from_db()
+    assert alarm.withdrawn_reason == (
+        "not a regression under the current rules: +20.0% against the trailing median, but the cost intervals overlap "
+        "(before $10.00 [$9.50, $10.60], after $12.00 [$10.50, $13.00] per 1M samples): the change is within the "
+        "measurement's own uncertainty"
     )
