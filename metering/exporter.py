@@ -1,6 +1,6 @@
 """``GET /metrics``: InferLedger's figures in Prometheus's text format, read from what is stored (never
 recomputed): the latest cost snapshot of every series, open alarms, the latest metered period of every
-deployment, agents' and jobs' health.
+deployment and its open alarms, agents' and jobs' health.
 
 Access is the deployment's choice (docs/operations.md, "Prometheus export"): a bearer token
 (INFERLEDGER_METRICS_TOKEN, Prometheus's ``authorization`` scrape setting), or open
@@ -20,7 +20,7 @@ from prometheus_client.core import GaugeMetricFamily
 from accounting.models import CostAlarm, CostSnapshot
 from agents.models import Agent, ControlWorker, Job, JobState
 
-from .models import MeteredPeriod
+from .models import MeteredAlarm, MeteredPeriod
 
 COST_LABELS = [
     "workload", "accelerator", "price_kind", "cost_basis", "unit", "sla", "scenario", "backend", "precision",
@@ -119,7 +119,26 @@ def metered_families() -> list[GaugeMetricFamily]:
             predicted.add_metric(labels, _number(period.predicted_cost_per_million_units_usd))
         if period.utilization is not None:
             utilization.add_metric(labels, _number(period.utilization))
-    return [actual, predicted, cost, served, utilization, period_end]
+    alarms = GaugeMetricFamily(
+        "inferledger_open_metered_cost_alarms",
+        "Metered cost regression alarms (a period costlier than the deployment's earlier ones) not acknowledged.",
+        labels=DEPLOYMENT_LABELS,
+    )
+    open_alarms = (
+        MeteredAlarm.objects.filter(acknowledged_at__isnull=True)
+        .values("period__deployment__name", "period__deployment__workload_name",
+                "period__deployment__accelerator__vendor", "period__deployment__accelerator__model",
+                "period__deployment__price_kind", "period__unit")
+        .annotate(count=Count("id"))
+        .order_by()
+    )  # fmt: skip
+    for row in open_alarms:
+        vendor, model = row["period__deployment__accelerator__vendor"], row["period__deployment__accelerator__model"]
+        accelerator = f"{vendor} {model}"
+        labels = [row["period__deployment__name"], row["period__deployment__workload_name"], accelerator,
+                  row["period__deployment__price_kind"], row["period__unit"]]  # fmt: skip
+        alarms.add_metric(labels, row["count"])
+    return [actual, predicted, cost, served, utilization, period_end, alarms]
 
 
 def health_families() -> list[GaugeMetricFamily]:

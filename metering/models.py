@@ -1,5 +1,8 @@
 """A production deployment (its Prometheus and its declared hardware) and the periods metered from it."""
 
+from decimal import Decimal
+
+from django.conf import settings
 from django.core.validators import MinValueValidator, RegexValidator
 from django.db import models
 from django.utils import timezone
@@ -105,3 +108,44 @@ class MeteredPeriod(models.Model):
         if self.cost_per_million_units_usd is None or self.predicted_cost_per_million_units_usd is None:
             return None
         return self.cost_per_million_units_usd - self.predicted_cost_per_million_units_usd
+
+    @property
+    def served_per_accelerator_s(self):
+        """Units served per second on each declared accelerator: the throughput the period's cost divides by."""
+        return self.units_served / Decimal(str(self.period_s)) / self.deployment.accelerator_count
+
+
+class MeteredAlarm(models.Model):
+    """A metered period whose cost per million units rose beyond the alarm threshold and above the interval of the
+    deployment's earlier periods (metering.regressions), with the change explained."""
+
+    period = models.OneToOneField(MeteredPeriod, on_delete=models.CASCADE, related_name="alarm")
+    baseline = models.ForeignKey(MeteredPeriod, on_delete=models.CASCADE, related_name="baseline_for_alarms")
+    window_size = models.PositiveSmallIntegerField()
+    threshold_fraction = models.DecimalField(max_digits=6, decimal_places=4)
+    change_fraction = models.DecimalField(max_digits=12, decimal_places=6)
+    # The trailing median's interval over the earlier periods (metering.regressions.trailing_interval); null from one.
+    baseline_interval_low_usd = models.DecimalField(
+        max_digits=PER_MILLION_DIGITS, decimal_places=PER_MILLION_PLACES, null=True, blank=True
+    )
+    baseline_interval_high_usd = models.DecimalField(
+        max_digits=PER_MILLION_DIGITS, decimal_places=PER_MILLION_PLACES, null=True, blank=True
+    )
+    attribution = models.JSONField(help_text="USD per million and share of the change, by price, throughput, "
+                                   "utilization; and the cause in words.")  # fmt: skip
+    explanation = models.TextField()
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    acknowledged_at = models.DateTimeField(null=True, blank=True)
+    acknowledged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            # GET /metered-alarms/?acknowledged=false and the /metrics count: open alarms, newest first.
+            models.Index(fields=["acknowledged_at", "-created_at"], name="metered_alarm_open_created_idx"),
+        ]
+
+    def __str__(self):
+        return f"alarm on metered period {self.period_id}: +{self.change_fraction:.1%}"

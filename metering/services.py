@@ -21,6 +21,7 @@ from hardware_catalog.models import Accelerator
 from .engines import ENGINE_COUNTERS
 from .models import Deployment, MeteredPeriod
 from .promql import PrometheusError, counter_total, series
+from .regressions import check_period_regression
 
 METER_TASK = "metering.meter_deployment"
 PERIODIC_TASK_PREFIX = "inferledger metering: "
@@ -117,7 +118,8 @@ def predicted_snapshot(deployment: Deployment, at: datetime) -> CostSnapshot | N
 def period_meter(*, deployment: Deployment, start: datetime, end: datetime) -> MeteredPeriod:
     """Read the deployment's counters over [start, end), price its declared hardware for that time, store it.
 
-    Metering the same period again returns the stored one."""
+    Metering the same period again returns the stored one. A new period costlier than the deployment's earlier ones
+    beyond the alarm threshold and their interval raises an alarm (metering.regressions)."""
     if end <= start:
         raise MeteringError("end", "end must be after start")
     stored = MeteredPeriod.objects.filter(deployment=deployment, start=start, end=end).first()
@@ -165,7 +167,7 @@ def period_meter(*, deployment: Deployment, start: datetime, end: datetime) -> M
         utilization = (served_per_accelerator_s / Decimal(str(snapshot.throughput_per_s))).quantize(
             UTILIZATION_QUANTUM, rounding=ROUND_HALF_UP
         )
-    return MeteredPeriod.objects.create(
+    period = MeteredPeriod.objects.create(
         deployment=deployment, start=start, end=end, requests=requests,
         prompt_tokens=tokens.get("prompt_tokens"), generation_tokens=tokens.get("generation_tokens"),
         unit=unit, units_served=units, counters=reads, price=offer.price, assumptions=offer.assumptions,
@@ -175,3 +177,5 @@ def period_meter(*, deployment: Deployment, start: datetime, end: datetime) -> M
         predicted_cost_per_million_units_usd=snapshot.cost_per_million_usd if snapshot else None,
         utilization=utilization,
     )  # fmt: skip
+    check_period_regression(period)  # a regression beyond the threshold and the intervals raises an alarm
+    return period

@@ -55,6 +55,22 @@ def previous_snapshots(snapshot: CostSnapshot, window: int) -> list[CostSnapshot
     return list(rows.order_by("-effective_at", "-pk")[:window])
 
 
+def rise_over_trailing_median(cost: Decimal, history: list[Decimal]) -> tuple[Decimal, Decimal] | str:
+    """The threshold rule every cost alarm is judged by (benchmark snapshots and metered production periods):
+    (the trailing median, the cost's change against it) when the change exceeds the threshold, else why not.
+
+    The median is `median_low`, so it is one of the history's own figures: the baseline the change is explained
+    against."""
+    threshold = alarm_threshold()
+    median = statistics.median_low(history)
+    if median <= 0:
+        return "the trailing median is not a positive cost"
+    change = (cost - median) / median
+    if change <= threshold:
+        return f"{change:+.1%} against the trailing median is within the {threshold:.0%} threshold"
+    return median, change
+
+
 @dataclass(frozen=True)
 class Regression:
     """A rise the rules call a regression: the snapshot against the median snapshot of its history."""
@@ -73,12 +89,10 @@ def regression_of(snapshot: CostSnapshot) -> Regression | str:
     history = previous_snapshots(snapshot, window)
     if not history:
         return "its series has no earlier snapshot"
-    median = statistics.median_low(s.cost_per_million_usd for s in history)
-    if median <= 0:
-        return "the trailing median is not a positive cost"
-    change = (snapshot.cost_per_million_usd - median) / median
-    if change <= threshold:
-        return f"{change:+.1%} against the trailing median is within the {threshold:.0%} threshold"
+    rise = rise_over_trailing_median(snapshot.cost_per_million_usd, [s.cost_per_million_usd for s in history])
+    if isinstance(rise, str):
+        return rise
+    median, change = rise
     baseline = next(s for s in history if s.cost_per_million_usd == median)
     if baseline.point_id != snapshot.point_id and within_uncertainty(
         baseline.cost_per_million_usd, baseline.cost_interval_usd,

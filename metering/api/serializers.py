@@ -2,7 +2,7 @@ from rest_framework import serializers
 
 from hardware_catalog.models import Accelerator
 
-from ..models import Deployment, MeteredPeriod
+from ..models import Deployment, MeteredAlarm, MeteredPeriod
 
 
 class DeploymentSerializer(serializers.ModelSerializer):
@@ -40,3 +40,48 @@ class MeteredPeriodSerializer(serializers.ModelSerializer):
             "gap_usd", "created_at",
         ]  # fmt: skip
         read_only_fields = fields
+
+
+class MeteredAlarmSerializer(serializers.ModelSerializer):
+    deployment = serializers.SlugRelatedField(source="period.deployment", slug_field="name", read_only=True)
+    cost_per_million_units_usd = serializers.DecimalField(
+        source="period.cost_per_million_units_usd", max_digits=24, decimal_places=12, read_only=True
+    )
+    baseline_cost_per_million_units_usd = serializers.DecimalField(
+        source="baseline.cost_per_million_units_usd", max_digits=24, decimal_places=12, read_only=True
+    )
+
+    class Meta:
+        model = MeteredAlarm
+        fields = [
+            "id", "deployment", "period", "baseline", "cost_per_million_units_usd",
+            "baseline_cost_per_million_units_usd", "window_size", "threshold_fraction", "change_fraction",
+            "baseline_interval_low_usd", "baseline_interval_high_usd", "attribution", "explanation", "created_at",
+            "acknowledged_at",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+
+class MonthOfMeteringSerializer(serializers.Serializer):
+    """One month of a deployment's metered cost, with the benchmark's prediction for the same units beside it."""
+
+    month = serializers.CharField(help_text="YYYY-MM (UTC): the periods that started in it.")
+    unit = serializers.CharField()
+    cost_usd = serializers.DecimalField(max_digits=24, decimal_places=6)
+    units_served = serializers.DecimalField(max_digits=30, decimal_places=3)
+    hours_metered = serializers.DecimalField(max_digits=20, decimal_places=6)
+    cost_per_million_units_usd = serializers.DecimalField(max_digits=24, decimal_places=12, allow_null=True)
+    predicted_cost_per_million_units_usd = serializers.DecimalField(
+        max_digits=24, decimal_places=12, allow_null=True,
+        help_text="Each period's benchmark figure weighted by the units it served (null: no period has one).",
+    )  # fmt: skip
+    periods = serializers.ListField(child=serializers.IntegerField(), source="period_ids", help_text="Counted.")
+    periods_predicted = serializers.SerializerMethodField(help_text="How many of the periods have a prediction.")
+    overlapping = serializers.ListField(
+        child=serializers.IntegerField(), source="overlapping_ids",
+        help_text="Periods left out: they repeat hours already counted.",
+    )  # fmt: skip
+    alarms = serializers.ListField(child=serializers.IntegerField(), source="alarm_ids")
+
+    def get_periods_predicted(self, month) -> int:
+        return len(month.predicted)

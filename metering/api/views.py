@@ -1,17 +1,26 @@
 """Deployments (declare one, staff), their metered periods (read), metering a period on demand (staff)."""
 
 from django.core.exceptions import ValidationError as ModelValidationError
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
+from rest_framework.permissions import IsAdminUser
 from rest_framework.response import Response
 
 from accounting.errors import FieldError
 
-from ..models import Deployment, MeteredPeriod
+from ..models import Deployment, MeteredAlarm, MeteredPeriod
+from ..regressions import acknowledge
+from ..selectors import monthly_trend
 from ..services import MeteringError, deployment_declare, period_meter
-from .serializers import DeploymentSerializer, MeteredPeriodSerializer, MeterRequestSerializer
+from .serializers import (
+    DeploymentSerializer,
+    MeteredAlarmSerializer,
+    MeteredPeriodSerializer,
+    MeterRequestSerializer,
+    MonthOfMeteringSerializer,
+)
 
 
 class DeploymentViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
@@ -41,6 +50,14 @@ class DeploymentViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
             raise ValidationError({exc.field: [str(exc)]}) from None
         return Response(MeteredPeriodSerializer(period).data, status=status.HTTP_201_CREATED)
 
+    @extend_schema(responses={200: MonthOfMeteringSerializer(many=True)})
+    @action(detail=True, methods=["get"])
+    def trend(self, request, name=None):
+        """The metered cost per 1M units month by month (UTC), the benchmark's prediction for the same units beside
+        it: the series the Trends page draws."""
+        months = monthly_trend(self.get_object())
+        return Response(MonthOfMeteringSerializer(months, many=True).data)
+
 
 class MeteredPeriodViewSet(viewsets.ReadOnlyModelViewSet):
     """What each deployment served and cost, period by period, with the benchmark's prediction beside it."""
@@ -49,3 +66,24 @@ class MeteredPeriodViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = MeteredPeriodSerializer
     filterset_fields = ["deployment__name", "unit"]
     ordering_fields = ["end", "cost_per_million_units_usd"]
+
+
+class MeteredAlarmViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Metered periods costlier than the deployment's earlier ones beyond the alarm threshold and their interval,
+    newest first; `?acknowledged=false` for open ones. Staff acknowledge them."""
+
+    queryset = MeteredAlarm.objects.select_related("period__deployment", "baseline").order_by("-created_at", "-id")
+    serializer_class = MeteredAlarmSerializer
+    filter_backends = []
+
+    def get_queryset(self):
+        queryset = super().get_queryset()
+        acknowledged = self.request.query_params.get("acknowledged")
+        if acknowledged in ("true", "false"):
+            queryset = queryset.filter(acknowledged_at__isnull=acknowledged == "false")
+        return queryset
+
+    @extend_schema(request=None, responses={200: MeteredAlarmSerializer, 403: OpenApiResponse(description="Not staff")})
+    @action(detail=True, methods=["post"], permission_classes=[IsAdminUser])
+    def ack(self, request, pk=None):
+        return Response(MeteredAlarmSerializer(acknowledge(self.get_object(), user=request.user)).data)

@@ -1,0 +1,100 @@
+"""Reads: a deployment's metered cost month by month, with the benchmark's prediction beside it."""
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+
+from accounting.pricing import costing
+
+from .models import Deployment, MeteredAlarm, MeteredPeriod
+
+MILLION = Decimal(1_000_000)
+HOURS_QUANTUM = Decimal("0.000001")
+
+
+@dataclass
+class MonthOfMetering:
+    """One calendar month (UTC) of a deployment: the periods that started in it, added up.
+
+    The month's cost per million is its cost over its units (never a mean of the periods' figures), and its
+    predicted cost what the benchmark figure of each period would have cost for the units that period served,
+    over the same units: both are the cost of the same work."""
+
+    month: str  # YYYY-MM
+    unit: str
+    periods: list[MeteredPeriod] = field(default_factory=list)
+    overlapping: list[MeteredPeriod] = field(default_factory=list)  # left out: they repeat hours already counted
+
+    @property
+    def cost_usd(self) -> Decimal:
+        return sum((p.cost_usd for p in self.periods), Decimal(0))
+
+    @property
+    def units_served(self) -> Decimal:
+        return sum((p.units_served for p in self.periods), Decimal(0))
+
+    @property
+    def hours_metered(self) -> Decimal:
+        seconds = sum((Decimal(str(p.period_s)) for p in self.periods), Decimal(0))
+        return (seconds / costing.SECONDS_PER_HOUR).quantize(HOURS_QUANTUM)
+
+    @property
+    def cost_per_million_units_usd(self) -> Decimal | None:
+        units = self.units_served
+        return costing.per_million_rounded(self.cost_usd / units * MILLION) if units > 0 else None
+
+    @property
+    def predicted(self) -> list[MeteredPeriod]:
+        return [p for p in self.periods if p.predicted_cost_per_million_units_usd is not None and p.units_served > 0]
+
+    @property
+    def predicted_cost_per_million_units_usd(self) -> Decimal | None:
+        """The prediction for the units of the periods that have one; None when none has."""
+        predicted = self.predicted
+        units = sum((p.units_served for p in predicted), Decimal(0))
+        if not units:
+            return None
+        cost = sum((p.predicted_cost_per_million_units_usd * p.units_served for p in predicted), Decimal(0))
+        return costing.per_million_rounded(cost / units)
+
+    @property
+    def alarms(self) -> list[MeteredAlarm]:
+        return [alarm for p in self.periods if (alarm := getattr(p, "alarm", None)) is not None]
+
+    @property
+    def period_ids(self) -> list[int]:
+        return [p.pk for p in self.periods]
+
+    @property
+    def overlapping_ids(self) -> list[int]:
+        return [p.pk for p in self.overlapping]
+
+    @property
+    def alarm_ids(self) -> list[int]:
+        return [alarm.pk for alarm in self.alarms]
+
+
+def _month(at: datetime) -> str:
+    return f"{at:%Y-%m}"
+
+
+def monthly_trend(deployment: Deployment) -> list[MonthOfMetering]:
+    """The deployment's metered months, oldest first. A period counts in the month it starts (UTC); a period that
+    overlaps one already counted (a month metered over its days) is listed under `overlapping`, not added twice."""
+    periods = (
+        MeteredPeriod.objects.filter(deployment=deployment)
+        .select_related("deployment", "alarm")
+        .order_by("start", "-end", "pk")
+    )
+    months: dict[tuple[str, str], MonthOfMetering] = {}
+    counted_until = None
+    for period in periods:
+        month = months.setdefault(
+            (_month(period.start), period.unit), MonthOfMetering(_month(period.start), period.unit)
+        )
+        if counted_until is not None and period.start < counted_until:
+            month.overlapping.append(period)
+            continue
+        month.periods.append(period)
+        counted_until = period.end
+    return sorted(months.values(), key=lambda m: (m.month, m.unit))
