@@ -446,6 +446,53 @@ def cost_series(
     return fig
 
 
+def metered_trend(months: list, *, title: str, unit: str, height_px: int = 360) -> go.Figure:
+    """A deployment's metered cost per 1M month by month, the benchmark's prediction for the same units beside it,
+    and a triangle on each month with a metered alarm.
+
+    `months` are objects with `month` (YYYY-MM), `cost_per_million_units_usd`, `predicted_cost_per_million_units_usd`
+    (either may be None: that month's point is left out, never drawn as zero) and `alarms` (each with `explanation`).
+    """
+    fig = _figure(title, x_title="Month (UTC)", y_title=f"USD per 1M {unit_words(unit)}")
+    traces = [
+        ("metered (actual)", "cost_per_million_units_usd", COLORS["capex"], "solid"),
+        ("predicted by the benchmark", "predicted_cost_per_million_units_usd", COLORS["cloud"], "dash"),
+    ]
+    values = []
+    for name, attribute, color, dash in traces:
+        rows = [m for m in months if getattr(m, attribute) is not None]
+        values += [float(getattr(m, attribute)) for m in rows]
+        fig.add_scatter(
+            x=[m.month for m in rows],
+            y=[float(getattr(m, attribute)) for m in rows],
+            mode="lines+markers",
+            name=name,
+            line={"color": color, "dash": dash},
+            meta={"unit": unit},
+            text=[usd_text(getattr(m, attribute)) for m in rows],
+            hovertemplate="%{x}: %{text} per 1M<extra>" + name + "</extra>",
+        )
+    alarmed = [m for m in months if m.alarms and m.cost_per_million_units_usd is not None]
+    if alarmed:
+        fig.add_scatter(
+            x=[m.month for m in alarmed],
+            y=[float(m.cost_per_million_units_usd) for m in alarmed],
+            mode="markers",
+            name="alarm",
+            marker={"symbol": "triangle-up", "size": 14, "color": COLORS["sla"]},
+            meta={"unit": unit},
+            text=["<br>".join(alarm.explanation for alarm in m.alarms) for m in alarmed],
+            hovertemplate="%{text}<extra>alarm</extra>",
+        )
+    fig.update_xaxes(type="category", categoryorder="array", categoryarray=[m.month for m in months])
+    fig.update_yaxes(rangemode="tozero")
+    money_axis(fig, values)
+    legend_below(fig, len(traces) + (1 if alarmed else 0), height_px=height_px)
+    if len(months) == 1:
+        say_single_point(fig, "month")
+    return fig
+
+
 def before_after(*, before_usd, after_usd, unit: str = "inferences") -> go.Figure:
     fig = _figure(f"Cost per 1M {unit.replace('_', ' ')}: before and after", x_title="", y_title="USD per 1M")
     fig.add_bar(

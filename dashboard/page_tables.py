@@ -383,3 +383,29 @@ def _accuracy(run) -> str:
     if accuracy.get("top1_agreement") is not None:
         details.append(f"top-1 agreement {accuracy['top1_agreement']:.1%}")
     return f"{verdict} ({', '.join(d for d in details if d)})"
+
+
+def metered_months_table(deployment, months) -> Table:
+    """A deployment's metered months: what it served, what it cost, the benchmark's figure beside it. Each row
+    names its deployment and cost basis (a CSV row copied elsewhere still says what it is)."""
+    columns = [
+        Column("Deployment", lambda m: deployment.name),
+        Column("Workload", lambda m: deployment.workload_name),
+        Column("Hardware", lambda m: f"{deployment.accelerator_count} x {deployment.accelerator}"),
+        Column("Cost basis", lambda m: deployment.price_kind),
+        Column("Month (UTC)", lambda m: m.month),
+        Column("Unit", lambda m: m.unit.replace("_", " ")),
+        Column("Periods", lambda m: len(m.periods), "int"),
+        Column("Hours metered", lambda m: m.hours_metered, "number"),
+        Column("Units served", lambda m: m.units_served, "number"),
+        Column("Cost (USD)", lambda m: m.cost_usd, "usd"),
+        Column("Metered cost per 1M (USD)", lambda m: m.cost_per_million_units_usd, "usd"),
+        Column("Predicted cost per 1M (USD)", lambda m: m.predicted_cost_per_million_units_usd, "usd"),
+        Column("Alarm", lambda m: " ".join(alarm.explanation for alarm in m.alarms), "note"),
+        Column("Left out", lambda m: ", ".join(f"period {p.pk} overlaps one counted" for p in m.overlapping), "note"),
+    ]
+    return Table(
+        "metered_months", "Metered cost month by month", columns, months,
+        empty="No metered period for this deployment yet: its daily schedule meters each previous UTC day.",
+        rows_state_context=True,
+    )  # fmt: skip

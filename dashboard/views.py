@@ -19,6 +19,8 @@ from accounting.sla import Sla
 from agents.jobs import job_create
 from agents.jobspec import JobSpecError
 from agents.models import Agent, Job
+from metering.models import Deployment
+from metering.selectors import monthly_trend
 from results.point_logs import log_download
 from results.verdict import describe_accuracy
 
@@ -326,8 +328,9 @@ def trends(request):
         )
         for unit, series in page.series.items()
     ]
-    tables = [page_tables.snapshots_table(page.snapshots)]
-    context = {"form": form, "page": page, "charts": charts}
+    metered = _metered_trend(request)
+    tables = [page_tables.snapshots_table(page.snapshots), *metered.pop("tables")]
+    context = {"form": form, "page": page, "charts": charts, "metered": metered}
     sla_p99_ms = data.get("sla_p99_ms")
     csv_context = export_context(
         workload=page.workload or "none",
@@ -336,6 +339,29 @@ def trends(request):
     )
     return _page(request, "dashboard/trends.html", context, tables=tables, filename=f"trends-{page.workload}",
                  export_context=csv_context)  # fmt: skip
+
+
+def _metered_trend(request) -> dict:
+    """The Trends page's production section: a chosen deployment's metered cost month by month (?deployment=<name>,
+    else the first by name), beside the benchmark's prediction, as the metering API's trend answers it."""
+    deployments = list(Deployment.objects.select_related("accelerator").order_by("name"))
+    chosen = next((d for d in deployments if d.name == request.GET.get("deployment")), None)
+    chosen = chosen or (deployments[0] if deployments else None)
+    if chosen is None:
+        return {"deployments": [], "chosen": None, "chart": None, "tables": []}
+    months = monthly_trend(chosen)
+    unit = months[-1].unit if months else policy.unit_for(policy.resolve_workload(workload=chosen.workload_name))
+    chart = None
+    if months:
+        title = (
+            f"Metered cost per 1M {unit_words(unit)} by month: {chosen.name}, {chosen.accelerator_count} x "
+            f"{chosen.accelerator}, {chosen.price_kind}"
+        )
+        chart = figures.render(figures.metered_trend(months, title=title, unit=unit), "metered-trend-chart")
+    return {
+        "deployments": deployments, "chosen": chosen, "chart": chart,
+        "tables": [page_tables.metered_months_table(chosen, months)],
+    }  # fmt: skip
 
 
 @login_required
