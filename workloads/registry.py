@@ -680,6 +680,30 @@ def endpoint_workload(workload_id: str) -> Workload:
     )
 
 
+# A request trace declared once (harness.endpoints.trace) and replayed against endpoints: its work is the trace's
+# requests (their lengths, and their arrival times when replayed at them), so its id is ``trace:<name>`` and its
+# runs rank only against runs of the same trace, whichever endpoint served them. Measured through an endpoint, its
+# runs are of the endpoint model class (output tokens), so the serving fronts read them as any endpoint's.
+TRACE = "trace"
+TRACE_ID = re.compile(r"^trace:[a-z0-9][a-z0-9._-]{0,47}$")
+
+
+def trace_workload(workload_id: str) -> Workload:
+    """The workload of a declared trace's id (``trace:<name>``); raises UnknownWorkload otherwise."""
+    if not TRACE_ID.match(workload_id):
+        raise UnknownWorkload(f"{workload_id!r} is not a trace workload id (trace:<lowercase name>)")
+    return Workload(
+        id=workload_id,
+        model_class=ENDPOINT,
+        title=f"Trace {workload_id.removeprefix('trace:')} (user-declared, replayed against an endpoint)",
+        reference_model="whatever the endpoint serves",
+        unit=Unit.OUTPUT_TOKENS,
+        input_description="the trace's requests, with the lengths (and arrival times) it records",
+        quality_target="not measured: the endpoint's own",
+        user_defined=True,
+    )
+
+
 # A published benchmark the registry does not declare (yet): stored under its MLPerf name as ``mlperf:<name>`` and
 # ranked only against results of that name. Declaring it later moves its stored results to the declared workload
 # (results.mlperf.adopt), with no re-import.
@@ -712,11 +736,13 @@ def undeclared_workload(workload_id: str, *, unit: Unit = Unit.SAMPLES) -> Workl
 
 
 def get(workload_id: str) -> Workload:
-    """A built-in or endpoint workload ``workload_id``; raises UnknownWorkload naming the known ids.
+    """A built-in, endpoint or trace workload ``workload_id``; raises UnknownWorkload naming the known ids.
 
     ``workloads.get`` (workloads/lookup.py) also resolves user-declared ``user:<name>`` ids."""
     if workload_id.startswith(f"{ENDPOINT}:"):
         return endpoint_workload(workload_id)
+    if workload_id.startswith(f"{TRACE}:"):
+        return trace_workload(workload_id)
     try:
         return WORKLOADS[workload_id]
     except KeyError:

@@ -17,9 +17,11 @@ is refused, not dropped.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..stats import percentile
@@ -27,6 +29,9 @@ from ..stats import percentile
 FORMATS = ("mooncake", "vllm-custom", "sharegpt")
 MOONCAKE_FIELDS = {"timestamp", "input_length", "output_length", "hash_ids"}
 VLLM_CUSTOM_FIELDS = {"prompt", "output_tokens"}
+NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,47}$")
+# A declared trace as a job's spec carries it to the agent: the file's text travels with its digest.
+DECLARATION_FIELDS = ("name", "format", "content", "sha256")
 
 
 class TraceError(ValueError):
@@ -52,6 +57,16 @@ class Trace:
     name: str
     format: str
     requests: tuple[TraceRequest, ...]
+    sha256: str = ""  # of the file's text, when the trace was read from a declaration
+
+    @property
+    def workload_id(self) -> str:
+        """A declared trace is a workload: its runs rank only against runs of the same trace."""
+        return f"trace:{self.name}"
+
+    @property
+    def has_token_lengths(self) -> bool:
+        return all(r.input_tokens is not None and r.output_tokens is not None for r in self.requests)
 
     @property
     def has_arrivals(self) -> bool:
@@ -189,3 +204,41 @@ def parse_trace(name: str, text: str, trace_format: str) -> Trace:
 
 def load_trace(name: str, path: str | Path, trace_format: str) -> Trace:
     return parse_trace(name, Path(path).read_text(encoding="utf-8"), trace_format)
+
+
+def content_sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def declaration_errors(declaration) -> dict[str, str]:
+    """Each problem of a trace declaration as a job carries it (``DECLARATION_FIELDS``), keyed by field: unknown
+    fields, a bad name or format, content whose digest is not the declared one, and a malformed trace (its line and
+    field under ``content``)."""
+    if not isinstance(declaration, dict):
+        return {"trace": "must be a trace declaration (name, format, content, sha256)"}
+    errors = {str(key): f"unknown field; known: {', '.join(DECLARATION_FIELDS)}"
+              for key in declaration if key not in DECLARATION_FIELDS}  # fmt: skip
+    name, text = declaration.get("name"), declaration.get("content")
+    if not isinstance(name, str) or not NAME_PATTERN.match(name):
+        errors["name"] = "must be 1-48 lowercase letters, digits, '.', '_' or '-'"
+    if declaration.get("format") not in FORMATS:
+        errors["format"] = f"unknown {declaration.get('format')!r}; known: {', '.join(FORMATS)}"
+    if not isinstance(text, str):
+        errors["content"] = "must be the trace file's text"
+    elif declaration.get("sha256") != content_sha256(text):
+        errors["sha256"] = "is not the SHA-256 of content: the trace is not the one declared"
+    elif "format" not in errors:
+        try:
+            parse_trace(name if isinstance(name, str) else "", text, declaration["format"])
+        except TraceError as exc:
+            errors["content"] = str(exc)
+    return errors
+
+
+def trace_from_declaration(declaration: dict) -> Trace:
+    """The trace a declaration carries; raises ValueError naming each bad field."""
+    errors = declaration_errors(declaration)
+    if errors:
+        raise ValueError("; ".join(f"trace.{key}: {message}" for key, message in errors.items()))
+    trace = parse_trace(declaration["name"], declaration["content"], declaration["format"])
+    return replace(trace, sha256=declaration["sha256"])
