@@ -72,7 +72,9 @@ def prompt_text(length: int, index: int) -> str:
     return " ".join(words[(index + i) % len(words)] for i in range(length))
 
 
-def openai_request(endpoint: Endpoint, index: int) -> tuple[str, dict]:
+def openai_request(endpoint: Endpoint, index: int, prompt: str | None = None) -> tuple[str, dict]:
+    """The path and body of request ``index``: a synthetic prompt of the endpoint's length, or ``prompt`` (a trace's
+    text, sent as it is)."""
     common = {
         "model": endpoint.model,
         "max_tokens": endpoint.output_tokens,
@@ -83,9 +85,9 @@ def openai_request(endpoint: Endpoint, index: int) -> tuple[str, dict]:
     if endpoint.ignore_eos:
         common["ignore_eos"] = True
     if endpoint.protocol == "openai-chat":
-        messages = [{"role": "user", "content": prompt_text(endpoint.prompt_tokens, index)}]
+        messages = [{"role": "user", "content": prompt or prompt_text(endpoint.prompt_tokens, index)}]
         return "/v1/chat/completions", common | {"messages": messages}
-    return "/v1/completions", common | {"prompt": prompt_token_ids(endpoint.prompt_tokens, index)}
+    return "/v1/completions", common | {"prompt": prompt or prompt_token_ids(endpoint.prompt_tokens, index)}
 
 
 def _is_token_chunk(chunk: dict) -> bool:
@@ -103,9 +105,11 @@ async def stream_openai(
     endpoint: Endpoint,
     index: int,
     on_first_token: Callable[[], None] | None = None,
+    prompt: str | None = None,
 ) -> RequestRecord:
-    """One streamed completion; ``on_first_token`` runs when the first token chunk arrives."""
-    path, body = openai_request(endpoint, index)
+    """One streamed completion (of ``prompt`` when given); ``on_first_token`` runs when the first token chunk
+    arrives."""
+    path, body = openai_request(endpoint, index, prompt)
     record = RequestRecord(sent_ns=clock())
     try:
         async with client.post(base_url + path, json=body, headers=endpoint.headers()) as response:

@@ -20,6 +20,10 @@ from .trace import Trace
 
 # The first request is scheduled this long after the replay starts: the tasks are created by then.
 LEAD_NS = 50_000_000
+# A replayed request that leaves later than this after its recorded arrival makes its point not valid: the load
+# the server saw was no longer the trace's. Measured on a shared 2-core host (the client beside vLLM's CPU engine);
+# benchmarks/replay_overhead.py prints the replay's own p99 against a no-op server.
+SEND_LAG_TOLERANCE_MS = 250.0
 
 
 @dataclass(frozen=True)
@@ -45,33 +49,51 @@ def replay_errors(trace: Trace, endpoint: Endpoint) -> list[str]:
     return errors
 
 
-async def _send_at(client, endpoint: Endpoint, trace: Trace, index: int, scheduled_ns: int) -> ReplayedRequest:
-    request = trace.requests[index]
-    shaped = replace(endpoint, prompt_tokens=request.input_tokens, output_tokens=request.output_tokens)
+def shaped_for(endpoint: Endpoint, trace: Trace, index: int) -> Endpoint:
+    """The endpoint asking what request ``index`` (modulo the trace's length) of the trace asks: its lengths in
+    tokens, where the trace gives them (else the endpoint's declared ones)."""
+    request = trace.requests[index % len(trace.requests)]
+    return replace(endpoint, prompt_tokens=request.input_tokens or endpoint.prompt_tokens,
+                   output_tokens=request.output_tokens or endpoint.output_tokens)  # fmt: skip
+
+
+async def _send_at(client, base_url: str, endpoint: Endpoint, trace: Trace, index: int, scheduled_ns: int):
+    shaped = shaped_for(endpoint, trace, index)
     wait_ns = scheduled_ns - clock()
     if wait_ns > 0:
         await asyncio.sleep(wait_ns / 1e9)
     while clock() < scheduled_ns:  # asyncio may wake a little early; never send before the schedule
         await asyncio.sleep(0)
-    return ReplayedRequest(index, scheduled_ns, await stream_openai(client, endpoint.url, shaped, index))
+    return ReplayedRequest(index, scheduled_ns, await stream_openai(client, base_url, shaped, index))
 
 
-async def replay_async(trace: Trace, endpoint: Endpoint, *, time_scale: float = 1.0) -> list[ReplayedRequest]:
+async def replay_async(
+    trace: Trace,
+    endpoint: Endpoint,
+    *,
+    time_scale: float = 1.0,
+    client: aiohttp.ClientSession | None = None,
+    base_url: str | None = None,
+) -> list[ReplayedRequest]:
+    """Replay ``trace`` open loop; on ``client`` (its connector must not cap connections) at ``base_url`` when
+    given (an EndpointSUT's, credentials moved to a header), else on a session of its own at the endpoint's URL."""
     errors = replay_errors(trace, endpoint)
     if errors:
         raise ValueError("; ".join(errors))
     if not time_scale > 0:
         raise ValueError(f"time_scale must be above 0, got {time_scale}")
-    # No connection limit: a connector queue would hold requests back after their recorded arrival.
-    connector = aiohttp.TCPConnector(limit=0)
-    timeout = aiohttp.ClientTimeout(total=600)
-    async with aiohttp.ClientSession(connector=connector, timeout=timeout) as client:
-        start_ns = clock() + LEAD_NS
-        tasks = [
-            _send_at(client, endpoint, trace, index, start_ns + round((request.offset_s or 0.0) * time_scale * 1e9))
-            for index, request in enumerate(trace.requests)
-        ]
-        return list(await asyncio.gather(*tasks))
+    if client is None:
+        # No connection limit: a connector queue would hold requests back after their recorded arrival.
+        connector = aiohttp.TCPConnector(limit=0)
+        async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=600)) as own:
+            return await replay_async(trace, endpoint, time_scale=time_scale, client=own, base_url=endpoint.url)
+    start_ns = clock() + LEAD_NS
+    tasks = [
+        _send_at(client, base_url or endpoint.url, endpoint, trace, index,
+                 start_ns + round((request.offset_s or 0.0) * time_scale * 1e9))
+        for index, request in enumerate(trace.requests)
+    ]  # fmt: skip
+    return list(await asyncio.gather(*tasks))
 
 
 def replay(trace: Trace, endpoint: Endpoint, *, time_scale: float = 1.0) -> list[ReplayedRequest]:

@@ -22,38 +22,88 @@ from ..rounds import point_from_rounds
 from ..runner import Failure, _now
 from ..scenarios.settings import RunSettings
 from ..telemetry import TelemetrySession, capture_environment, device_info
+from .replay_scenario import TRACE_REPLAY, TraceArrivals
 from .scenarios import ENDPOINT_SCENARIOS
 from .sut import EndpointSUT
 from .target import Endpoint
+from .trace import Trace
 
 ProgressFn = Callable[[dict], None]
 logger = logging.getLogger(__name__)
 
 
+TRACE_MODES = ("arrivals", "concurrency")
+
+
 @dataclass(frozen=True)
 class EndpointItem:
     endpoint: Endpoint
-    scenario: str  # server | concurrency-sweep
+    scenario: str  # server | concurrency-sweep | trace-replay
     settings: RunSettings = field(default_factory=RunSettings)
     precision: str = "unknown"  # as the user declares what the server runs
     device: str = "cpu"  # the device of this host (where the server runs, in the tests and benchmarks)
+    # A declared trace: replayed at its arrival times (mode "arrivals", scenario trace-replay, scaled by time_scale)
+    # or its requests drawn by the concurrency sweep (mode "concurrency"); its runs are the workload trace:<name>.
+    trace: Trace | None = None
+    trace_mode: str = ""
+    time_scale: float = 1.0
 
     def __post_init__(self):
-        if self.scenario not in ENDPOINT_SCENARIOS:
-            raise ValueError(f"unknown endpoint scenario {self.scenario!r}; known: {', '.join(ENDPOINT_SCENARIOS)}")
+        if self.scenario not in (*ENDPOINT_SCENARIOS, TRACE_REPLAY):
+            known = ", ".join((*ENDPOINT_SCENARIOS, TRACE_REPLAY))
+            raise ValueError(f"unknown endpoint scenario {self.scenario!r}; known: {known}")
+        if self.trace is None and (self.trace_mode or self.scenario == TRACE_REPLAY):
+            raise ValueError("a trace mode or the trace-replay scenario needs a trace")
+        if self.trace is not None and self.trace_mode not in TRACE_MODES:
+            raise ValueError(f"trace_mode must be one of {', '.join(TRACE_MODES)}, got {self.trace_mode!r}")
+        if self.trace is not None and (self.scenario == TRACE_REPLAY) != (self.trace_mode == "arrivals"):
+            raise ValueError("a trace is replayed at its arrivals by trace-replay, drawn by concurrency-sweep")
+
+    @property
+    def workload_id(self) -> str:
+        return self.trace.workload_id if self.trace is not None else self.endpoint.workload_id
 
     @property
     def slug(self) -> str:
-        return f"endpoint-{self.endpoint.name}_{self.scenario}_{self.endpoint.protocol}"
+        traced = f"trace-{self.trace.name}_" if self.trace is not None else ""
+        return f"endpoint-{self.endpoint.name}_{traced}{self.scenario}_{self.endpoint.protocol}"
+
+    def make_scenario(self):
+        if self.scenario == TRACE_REPLAY:
+            return TraceArrivals(self.settings, self.trace, self.time_scale)
+        return ENDPOINT_SCENARIOS[self.scenario](self.settings)
+
+
+def trace_block(item: EndpointItem, scenario) -> dict:
+    """What a trace run states about its trace: which one (name, format, digest), its length and arrival
+    distributions, how it was replayed, and (at its arrivals) how closely the requests kept their schedule."""
+    trace = item.trace
+    arrivals = item.trace_mode == "arrivals"
+    return {
+        "name": trace.name,
+        "workload_id": trace.workload_id,
+        "format": trace.format,
+        "sha256": trace.sha256,
+        "distributions": trace.distributions(),
+        "mode": item.trace_mode,
+        "time_scale": item.time_scale if arrivals else None,
+        # Text-prompt traces (vllm-custom, ShareGPT) send each prompt as it is; token traces send that many ids.
+        "prompts": "text" if any(r.prompt for r in trace.requests) else "token lengths",
+        "output_tokens_when_unstated": item.endpoint.output_tokens
+        if any(r.output_tokens is None for r in trace.requests)
+        else None,
+        "send_lag_tolerance_ms": scenario.send_lag_tolerance_ms if arrivals else None,
+        "send_lag_ms": scenario.send_lag_ms() if arrivals else None,
+    }
 
 
 def run_endpoint_item(item: EndpointItem, out_dir: str | Path, progress: ProgressFn | None = None) -> dict:
     """Measure an endpoint item (all its rounds); its validated payload, also written to ``out_dir``."""
     settings, endpoint = item.settings, item.endpoint
-    scenario = ENDPOINT_SCENARIOS[item.scenario](settings)
+    scenario = item.make_scenario()
     log_root = Path(out_dir) / "loadgen" / item.slug
     telemetry, started_at = TelemetrySession(item.device), _now()
-    sut = EndpointSUT(endpoint, settings.performance_sample_count)
+    sut = EndpointSUT(endpoint, settings.performance_sample_count, trace=item.trace)
     measured: dict[int, list] = {}
     try:
         for round_index in range(settings.rounds):
@@ -61,7 +111,7 @@ def run_endpoint_item(item: EndpointItem, out_dir: str | Path, progress: Progres
             while n < len(scenario.labels()):  # a sweep adds its next level as it goes
                 label = scenario.labels()[n]
                 if progress:
-                    progress({"workload": endpoint.workload_id, "scenario": item.scenario, "point": label,
+                    progress({"workload": item.workload_id, "scenario": item.scenario, "point": label,
                               "round": round_index + 1, "rounds": settings.rounds,
                               "fraction": min(0.99, (round_index + n / (n + 2)) / settings.rounds)})  # fmt: skip
                 log_dir = log_root / re.sub(r"[^a-z0-9.]+", "-", label)
@@ -80,8 +130,8 @@ def run_endpoint_item(item: EndpointItem, out_dir: str | Path, progress: Progres
         "started_at": started_at,
         "finished_at": _now(),
         "workload": {
-            "id": endpoint.workload_id,
-            "name": endpoint.workload_id,
+            "id": item.workload_id,
+            "name": item.workload_id,
             "model_class": "endpoint",
             "size": "endpoint",
             "parameters": None,
@@ -92,7 +142,8 @@ def run_endpoint_item(item: EndpointItem, out_dir: str | Path, progress: Progres
                 "model": endpoint.model,
                 "prompt_tokens": endpoint.prompt_tokens,
                 "output_tokens": endpoint.output_tokens,
-            },  # fmt: skip
+            }
+            | ({"trace": item.trace.name, "trace_mode": item.trace_mode} if item.trace is not None else {}),
         },
         "scenario": item.scenario,
         "backend": endpoint.protocol,
@@ -105,11 +156,13 @@ def run_endpoint_item(item: EndpointItem, out_dir: str | Path, progress: Progres
         "points": points,
         "endpoint": endpoint.to_public_dict(),
     }
+    if item.trace is not None:
+        payload["trace"] = trace_block(item, scenario)
     text = dumps_result(payload)
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     (Path(out_dir) / f"{item.slug}.json").write_text(text)
     if progress:
-        progress({"workload": endpoint.workload_id, "scenario": item.scenario, "point": "done", "fraction": 1.0})
+        progress({"workload": item.workload_id, "scenario": item.scenario, "point": "done", "fraction": 1.0})
     return payload
 
 
@@ -138,6 +191,4 @@ def run_endpoint_items(
             error = scrub(f"{type(exc).__name__}: {exc}", item.endpoint)
             trace = scrub("".join(traceback.format_exception(exc)), item.endpoint)
             logger.error("%s failed: %s", item.slug, error)
-            yield Failure(
-                item.endpoint.workload_id, item.scenario, item.endpoint.protocol, item.precision, error, trace
-            )
+            yield Failure(item.workload_id, item.scenario, item.endpoint.protocol, item.precision, error, trace)

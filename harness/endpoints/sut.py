@@ -18,8 +18,10 @@ import aiohttp
 import mlperf_loadgen as lg
 import numpy as np
 
-from .client import RequestRecord, request_function
+from .client import RequestRecord, request_function, stream_openai
+from .replay import ReplayedRequest, replay_async, shaped_for
 from .target import Endpoint
+from .trace import Trace
 
 # httpx (the metrics scrape, engines' readiness) logs every request's URL at INFO: a URL may carry a secret.
 logging.getLogger("httpx").setLevel(logging.WARNING)
@@ -51,12 +53,22 @@ def _split_credentials(url: str) -> tuple[str, aiohttp.BasicAuth | None]:
 class EndpointSUT:
     """An endpoint driven by LoadGen. ``records`` collects every request of the current test."""
 
-    def __init__(self, endpoint: Endpoint, sample_count: int = 64, timeout_s: float = 600.0):
+    def __init__(
+        self, endpoint: Endpoint, sample_count: int = 64, timeout_s: float = 600.0, trace: Trace | None = None
+    ):
+        """With a ``trace``, sample i is the trace's request i (its lengths, or its prompt text): LoadGen draws the
+        trace's length distribution, and warm-up requests wrap around it."""
         self.endpoint = endpoint
+        self.trace = trace
         self.is_generative = endpoint.is_generative
-        self.samples = list(range(sample_count))
-        self.workload = _Workload(endpoint.output_tokens if self.is_generative else 0, endpoint.prompt_tokens)
-        self._request = request_function(endpoint)
+        self.samples = list(range(len(trace.requests) if trace else sample_count))
+        output_tokens, prompt_tokens = endpoint.output_tokens, endpoint.prompt_tokens
+        if trace is not None:  # LoadGen's figures count each request's own tokens (usage); these are the means
+            shapes = [shaped_for(endpoint, trace, index) for index in self.samples]
+            output_tokens = max(1, round(sum(e.output_tokens for e in shapes) / len(shapes)))
+            prompt_tokens = max(1, round(sum(e.prompt_tokens for e in shapes) / len(shapes)))
+        self.workload = _Workload(output_tokens if self.is_generative else 0, prompt_tokens)
+        self._request = request_function(endpoint) if trace is None else self._trace_request
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="endpoint-client", daemon=True)
         self._thread.start()
@@ -85,6 +97,17 @@ class EndpointSUT:
             return asyncio.Semaphore(limit) if limit else None
 
         self._limit = self._call(make())
+
+    async def _trace_request(self, client, base_url, endpoint, index, on_first_token=None) -> RequestRecord:
+        """Request ``index`` of the trace (modulo its length): its lengths, and its prompt text when it has one."""
+        request = self.trace.requests[index % len(self.trace.requests)]
+        shaped = shaped_for(endpoint, self.trace, index)
+        return await stream_openai(client, base_url, shaped, index, on_first_token, prompt=request.prompt)
+
+    def replay(self, trace: Trace, time_scale: float) -> list[ReplayedRequest]:
+        """Replay ``trace`` at its recorded arrival times on this SUT's client (open loop, no LoadGen)."""
+        return self._call(replay_async(trace, self.endpoint, time_scale=time_scale, client=self._client,
+                                       base_url=self._base_url))  # fmt: skip
 
     def _response(self, query_id: int, tokens: int) -> lg.QuerySampleResponse:
         return lg.QuerySampleResponse(query_id, self._address, self._buffer.itemsize, tokens)

@@ -29,6 +29,8 @@ def plan_endpoint_items(spec: dict) -> list:
         **{"rounds": 1, "extra_rounds": 0} | {name: value for name, value in overrides.items() if value}
     )
     endpoint = Endpoint.from_dict(spec["endpoint"])
+    if spec.get("trace") is not None:
+        return [_trace_item(spec, endpoint, settings)]
     scenarios = spec.get("scenarios") or ["concurrency-sweep"]
     return [EndpointItem(endpoint, scenario, _scenario_settings(scenario, settings, spec)) for scenario in scenarios]
 
@@ -42,6 +44,20 @@ def _scenario_settings(scenario: str, settings, spec: dict):
     from harness.stats import early_stopping_min_queries
 
     return settings.with_(min_query_count=max(settings.min_query_count, early_stopping_min_queries(0.99)))
+
+
+def _trace_item(spec: dict, endpoint, settings):
+    """A trace job's one item: the declared trace (its digest checked again here) at its recorded arrivals, or its
+    requests under the concurrency sweep."""
+    from harness.endpoints.replay_scenario import TRACE_REPLAY
+    from harness.endpoints.run import EndpointItem
+    from harness.endpoints.trace import trace_from_declaration
+
+    trace = trace_from_declaration(spec["trace"])
+    mode = spec.get("trace_mode") or "arrivals"
+    scenario = TRACE_REPLAY if mode == "arrivals" else "concurrency-sweep"
+    return EndpointItem(endpoint, scenario, settings, trace=trace, trace_mode=mode,
+                        time_scale=float(spec.get("time_scale") or 1.0))  # fmt: skip
 
 
 def plan_user_workload_items(spec: dict, device: str | None = None) -> list:
