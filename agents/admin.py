@@ -6,7 +6,7 @@ from workloads import UserWorkloadError
 
 from .jobs import job_cancel, job_spec, job_submit, spec_for_agent
 from .jobspec import spec_errors
-from .models import Agent, Job, JobSchedule, UserWorkload
+from .models import Agent, Job, JobSchedule, RequestTrace, UserWorkload
 from .user_workloads import user_workload_validate
 
 
@@ -38,7 +38,7 @@ class SpecForm(forms.ModelForm):
 SPEC_ADMIN_FIELDS = ["suite", "workloads", "sizes", "scenarios", "backends", "precisions", "offline_batch_sizes",
                      "server_load_fractions", "min_duration_ms", "min_query_count", "rounds", "time_limit_s", "agent",
                      "accelerator", "endpoint", "server_rates_qps", "concurrency_max", "ttft_slo_ms",
-                     "tpot_slo_ms", "user_workload"]  # fmt: skip
+                     "tpot_slo_ms", "user_workload", "trace", "trace_mode", "time_scale"]  # fmt: skip
 
 
 @admin.register(Job)
@@ -107,3 +107,20 @@ class UserWorkloadAdmin(admin.ModelAdmin):
 
     def get_readonly_fields(self, request, obj=None):
         return [*UserWorkload.DECLARATION_FIELDS, "created_at"] if obj else ["created_at"]
+
+
+@admin.register(RequestTrace)
+class RequestTraceAdmin(admin.ModelAdmin):
+    """Declared through the API or ``manage.py declare_trace`` (its file parsed and its distributions stated once);
+    never edited (its runs would mix two traces)."""
+
+    list_display = ["name", "format", "sha256", "created_at"]
+    search_fields = ["name", "title"]
+    readonly_fields = ["name", "title", "format", "sha256", "distributions", "created_at"]
+    exclude = ["content"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

@@ -39,13 +39,14 @@ def job_spec(job) -> dict:
 
 
 def spec_for_agent(spec: dict) -> dict:
-    """A spec as the JSON the agent receives (and agents.jobspec validates): the endpoint and the user workload
-    as their declarations, the endpoint's API key included. Only the job's message carries this; nothing shows
-    or logs it."""
-    endpoint, user_workload = spec.get("endpoint"), spec.get("user_workload")
+    """A spec as the JSON the agent receives (and agents.jobspec validates): the endpoint, the user workload and the
+    trace as their declarations (the trace's whole text and digest), the endpoint's API key included. Only the
+    job's message carries this; nothing shows or logs it."""
+    endpoint, user_workload, trace = spec.get("endpoint"), spec.get("user_workload"), spec.get("trace")
     return spec | {
         "endpoint": endpoint.as_spec() if endpoint is not None else None,
         "user_workload": user_workload.as_spec() if user_workload is not None else None,
+        "trace": trace.as_spec() if trace is not None else None,
     }
 
 

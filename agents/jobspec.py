@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import workloads as registry
 from harness.endpoints.target import ENDPOINT_SCENARIOS, endpoint_errors
+from harness.endpoints.trace import declaration_errors as trace_declaration_errors
+from harness.endpoints.trace import trace_from_declaration
 from harness.names import BACKENDS, HARNESS_WORKLOADS, MODEL_CLASSES, PRECISIONS, SCENARIOS, SIZES, SUITES
 
 LIST_FIELDS = {
@@ -37,7 +39,13 @@ SPEC_FIELDS = (
     "tpot_slo_ms",
     # A user workload job measures a declared model file (workloads.user) on the agent host.
     "user_workload",
+    # A trace job replays a declared request trace against the endpoint (its runs: trace:<name>).
+    "trace",
+    "trace_mode",
+    "time_scale",
 )
+TRACE_ONLY_FIELDS = ("trace_mode", "time_scale")
+MAX_TIME_SCALE = 1000
 ENDPOINT_ONLY_FIELDS = ("server_rates_qps", "concurrency_max", "ttft_slo_ms", "tpot_slo_ms")
 MIN_TIME_LIMIT_S = 60
 # Bounds on what one spec may ask for: far above any real sweep, and within the database's integers.
@@ -106,6 +114,43 @@ def _user_workload_spec_errors(spec: dict) -> dict[str, str]:
     return errors
 
 
+def _trace_spec_errors(spec: dict) -> dict[str, str]:
+    """A trace job: a declared trace (checked whole: digest, every line) replayed against an OpenAI-compatible
+    endpoint, at its recorded arrivals (``trace_mode`` arrivals, the default; ``time_scale`` scales them) or as the
+    requests the concurrency sweep draws (``trace_mode`` concurrency)."""
+    errors = {f"trace.{key}": message for key, message in trace_declaration_errors(spec.get("trace")).items()}
+    mode = spec.get("trace_mode") or "arrivals"
+    if mode not in ("arrivals", "concurrency"):
+        errors["trace_mode"] = f"unknown {mode!r}; known: arrivals, concurrency"
+    endpoint = spec.get("endpoint")
+    if endpoint is None:
+        errors["endpoint"] = "a trace is replayed against an endpoint: name one"
+    elif isinstance(endpoint, dict) and endpoint.get("protocol") == "oip-v2":
+        errors["endpoint"] = "a trace's requests are completions: replay it against an openai-* endpoint"
+    scenarios = spec.get("scenarios") or []
+    time_scale = spec.get("time_scale")
+    if mode == "arrivals":
+        if scenarios:
+            errors["scenarios"] = "a trace replayed at its arrivals is its own point (trace-replay): leave it empty"
+        if time_scale is not None and not (_is_number(time_scale) and 0 < time_scale <= MAX_TIME_SCALE):
+            errors["time_scale"] = f"must be a number above 0, at most {MAX_TIME_SCALE}"
+        if errors:
+            return errors
+        trace = trace_from_declaration(spec["trace"])
+        if not trace.has_arrivals:
+            errors["trace_mode"] = f"trace {trace.name} ({trace.format}) records no arrival times: use concurrency"
+        elif not trace.has_token_lengths:
+            errors["trace_mode"] = f"trace {trace.name} does not give every request's lengths in tokens"
+        elif isinstance(endpoint, dict) and endpoint.get("protocol") != "openai-completions":
+            errors["endpoint"] = "a trace is replayed at its arrivals through openai-completions (token-id prompts)"
+    else:
+        if scenarios not in ([], ["concurrency-sweep"]):
+            errors["scenarios"] = "a trace in concurrency mode runs the concurrency-sweep only"
+        if time_scale is not None:
+            errors["time_scale"] = "applies only to trace_mode arrivals"
+    return errors
+
+
 def unknown_field_errors(data: dict, known) -> dict[str, str]:
     """Each key of ``data`` that is not a known field, named: a misspelt or nested field is refused, never dropped
     (``scenario`` for ``scenarios`` would otherwise run everything the field left open)."""
@@ -120,8 +165,14 @@ def spec_errors(spec: dict, *, time_limit_max_s: int) -> dict[str, str]:
     errors: dict[str, str] = unknown_field_errors(spec, SPEC_FIELDS)
     if spec.get("user_workload") is not None:
         errors |= _user_workload_spec_errors(spec)
+    if spec.get("trace") is not None:
+        errors |= _trace_spec_errors(spec)
+    else:
+        for field in TRACE_ONLY_FIELDS:
+            if spec.get(field) not in (None, ""):
+                errors[field] = "applies only to a trace job"
     if spec.get("endpoint") is not None:
-        errors |= _endpoint_spec_errors(spec)
+        errors |= {key: message for key, message in _endpoint_spec_errors(spec).items() if key not in errors}
         spec = {key: value for key, value in spec.items() if key != "scenarios"}
     else:
         for field in ENDPOINT_ONLY_FIELDS:

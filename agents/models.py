@@ -12,6 +12,7 @@ from django.db import models
 from django.utils import timezone
 
 from hardware_catalog.models import Accelerator
+from harness.endpoints.trace import FORMATS as TRACE_FORMATS
 from workloads.user import FORMATS as USER_FORMATS
 from workloads.user import UNITS as USER_UNITS
 
@@ -210,6 +211,45 @@ class UserWorkload(models.Model):
         return spec
 
 
+class RequestTrace(models.Model):
+    """A request trace declared once (``harness.endpoints.trace``): its runs are the workload ``trace:<name>``.
+
+    The file's text is stored with its SHA-256 and travels in each job's spec, so every agent replays exactly the
+    declared requests (the agent checks the digest). ``distributions`` states its length and arrival distributions
+    as read when it was declared. Not edited once declared (its runs would mix two traces): declare another name.
+    """
+
+    name = models.CharField(
+        max_length=48, unique=True, validators=[RegexValidator(r"^[a-z0-9][a-z0-9._-]{0,47}$")],
+        help_text="Lowercase letters, digits, '.', '_' or '-'. Its workload id is trace:<name>.",
+    )  # fmt: skip
+    title = models.CharField(max_length=200, blank=True)
+    format = models.CharField(max_length=16, choices=[(name, name) for name in TRACE_FORMATS])
+    content = models.TextField(help_text="The trace file's text, as declared.")
+    sha256 = models.CharField(max_length=64, help_text="SHA-256 of content (UTF-8).")
+    distributions = models.JSONField(help_text="Length and arrival distributions, as read when declared.")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def workload_id(self) -> str:
+        return f"trace:{self.name}"
+
+    def as_spec(self) -> dict:
+        """The declaration an agent replays (``harness.endpoints.trace.trace_from_declaration`` reads it)."""
+        return {"name": self.name, "format": self.format, "content": self.content, "sha256": self.sha256}
+
+
+class TraceMode(models.TextChoices):
+    ARRIVALS = "arrivals", "At the recorded arrival times (scaled by time_scale)"
+    CONCURRENCY = "concurrency", "Its requests drawn by the concurrency sweep"
+
+
 class JobState(models.TextChoices):
     QUEUED = "queued", "Queued"
     RUNNING = "running", "Running"
@@ -254,6 +294,19 @@ class JobSpec(models.Model):
         UserWorkload, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
         help_text="Measure this declared model file (its native backend unless backends say otherwise).",
     )  # fmt: skip
+    trace = models.ForeignKey(
+        RequestTrace, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+        help_text="Replay this declared trace against the endpoint (its runs: trace:<name>).",
+    )  # fmt: skip
+    trace_mode = models.CharField(
+        max_length=16,
+        blank=True,
+        choices=TraceMode.choices,
+        help_text="With a trace: arrivals (default) or concurrency.",
+    )
+    time_scale = models.FloatField(
+        null=True, blank=True, help_text="Arrivals: recorded offsets are multiplied by this (0.5: twice as fast)."
+    )
     ttft_slo_ms = models.FloatField(null=True, blank=True, help_text="Endpoint goodput: TTFT bound per request.")
     tpot_slo_ms = models.FloatField(null=True, blank=True, help_text="Endpoint goodput: TPOT bound per request.")
     agent = models.ForeignKey(Agent, null=True, blank=True, on_delete=models.PROTECT, related_name="+")

@@ -43,12 +43,13 @@ class WorkloadQueryMixin(serializers.Serializer):
     """The workload an answer is for, and the SLA bounds it may be asked under (checked in accounting.policy)."""
 
     # A free-form id, checked by accounting.policy.resolve_workload (workloads.get): built-in ids and the
-    # user's own workloads (user:<name>, endpoint:<name>), each of which ranks only against itself.
+    # user's own workloads (user:<name>, endpoint:<name>, trace:<name>), each of which ranks only against itself.
     workload = serializers.CharField(
         required=False,
         max_length=200,
         help_text="Workload id: a registry id (" + ", ".join(WORKLOAD_IDS) + "), user:<name> for a declared model "
-        "file or endpoint:<name> for an endpoint. Default: the reference workload of model_class. Smoke-test "
+        "file, endpoint:<name> for an endpoint or trace:<name> for a declared request trace replayed against "
+        "endpoints. Default: the reference workload of model_class. Smoke-test "
         "stand-ins (e.g. tabular-tiny) are answered only when named here.",
     )
     model_class = serializers.ChoiceField(

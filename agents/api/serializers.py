@@ -10,7 +10,7 @@ from hardware_catalog.selectors import accelerator_named as catalog_accelerator
 
 from ..jobs import spec_for_agent
 from ..jobspec import MAX_BATCH_SIZE, MAX_SWEEP_POINTS, SPEC_FIELDS, spec_errors, unknown_field_errors
-from ..models import Agent, Endpoint, Job, JobSchedule, UserWorkload
+from ..models import Agent, Endpoint, Job, JobSchedule, RequestTrace, UserWorkload
 from ..schedules import MAX_EVERY_S, MAX_SCHEDULE_NAME_LENGTH, MIN_EVERY_S
 
 SPEC_SERIALIZER_FIELDS = [*SPEC_FIELDS, "agent", "accelerator"]
@@ -73,6 +73,11 @@ class SpecSerializer(RefusesUnknownFields, serializers.ModelSerializer):
     user_workload = serializers.SlugRelatedField(
         slug_field="name", queryset=UserWorkload.objects.all(), required=False, allow_null=True,
         help_text="A declared user workload's name: measure that model file on the agent",
+    )  # fmt: skip
+
+    trace = serializers.SlugRelatedField(
+        slug_field="name", queryset=RequestTrace.objects.all(), required=False, allow_null=True,
+        help_text="A declared trace's name: replay it against the endpoint (its runs: trace:<name>)",
     )  # fmt: skip
 
     def validate(self, attrs):
@@ -211,3 +216,20 @@ class UserWorkloadSerializer(RefusesUnknownFields, serializers.ModelSerializer):
     def declaration(self) -> dict:
         """The validated fields as a declaration (absent and empty optional keys left out)."""
         return {key: value for key, value in self.validated_data.items() if value not in (None, "", [])}
+
+
+class RequestTraceSerializer(RefusesUnknownFields, serializers.ModelSerializer):
+    """A request trace: its file's text (``content``) and ``format`` (mooncake, vllm-custom, sharegpt), declared
+    once. Read back with its digest and the length and arrival distributions it states; the text itself is
+    write-only (a trace may be megabytes; each job's spec carries it to the agent)."""
+
+    workload_id = serializers.CharField(read_only=True)
+    content = serializers.CharField(write_only=True, trim_whitespace=False, style={"base_template": "textarea.html"})
+    distributions = serializers.JSONField(read_only=True)
+
+    class Meta:
+        model = RequestTrace
+        fields = ["id", "name", "workload_id", "title", "format", "content", "sha256", "distributions", "created_at"]
+        read_only_fields = ["sha256", "created_at"]
+        # The declaration's own rules (agents.traces) name every bad field at once; no model-level check first.
+        extra_kwargs: dict[str, dict] = {"name": {"validators": []}}

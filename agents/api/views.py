@@ -12,13 +12,15 @@ from workloads import UserWorkloadError
 
 from ..jobs import IdempotencyKeyReused, JobNotSent, job_cancel, job_create, job_create_once
 from ..jobspec import JobSpecError
-from ..models import Agent, Endpoint, Job, JobSchedule, JobState, UserWorkload
+from ..models import Agent, Endpoint, Job, JobSchedule, JobState, RequestTrace, UserWorkload
 from ..schedules import schedule_create
+from ..traces import TraceDeclarationError, trace_declare
 from ..user_workloads import user_workload_declare
 from .serializers import (
     AgentSerializer,
     EndpointSerializer,
     JobSerializer,
+    RequestTraceSerializer,
     ScheduleSerializer,
     UserWorkloadSerializer,
 )
@@ -176,3 +178,25 @@ class UserWorkloadViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet
             serializer.instance = user_workload_declare(serializer.declaration())
         except UserWorkloadError as exc:
             raise ValidationError(exc.by_field()) from None
+
+
+class RequestTraceViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    """Request traces declared for jobs (a job names one in ``trace``, beside an ``endpoint``); its runs are
+    ``trace:<name>`` and rank only against runs of the same trace.
+
+    A malformed trace is refused whole with a 400 naming its line and field (under ``content``). Declarations are
+    not edited: declare another name.
+    """
+
+    queryset = RequestTrace.objects.all()
+    serializer_class = RequestTraceSerializer
+    ordering_fields = ["name", "created_at"]
+
+    def perform_create(self, serializer):
+        data = serializer.validated_data
+        try:
+            serializer.instance = trace_declare(
+                name=data["name"], format=data["format"], content=data["content"], title=data.get("title", "")
+            )
+        except TraceDeclarationError as exc:
+            raise ValidationError(exc.errors) from None
