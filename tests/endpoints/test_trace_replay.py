@@ -115,6 +115,7 @@ def test_a_declared_trace_is_replayed_through_an_agent_job_and_ranks_only_agains
     assert stated["mode"] == "arrivals" and stated["time_scale"] == 1.0
     # Every one of the 200 requests left within the tolerance of its schedule, none before it.
     lag = stated["send_lag_ms"]
+    print(f"trace job send lag ms: p50 {lag['p50']:.3f} p99 {lag['p99']:.3f} max {lag['max']:.3f}")  # figures (-s)
     assert stated["send_lag_tolerance_ms"] == SEND_TOLERANCE_MS
     assert 0 <= lag["min"] <= lag["p50"] <= lag["p99"] <= lag["max"] <= SEND_TOLERANCE_MS, lag
     point = run.points.get()
