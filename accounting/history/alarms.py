@@ -35,10 +35,13 @@ from django.utils import timezone
 from accounting.history.attribution import FACTORS, CostState, attribute
 from accounting.history.noise import interval_text, within_uncertainty
 from accounting.models import CostAlarm, CostSnapshot
+from accounting.pricing.costing import rounded
 from accounting.pricing.money import usd_text
 from hardware_catalog.selectors import cheapest_price_in_force
 
 logger = logging.getLogger(__name__)
+
+CHANGE_QUANTUM = Decimal("0.000001")  # CostAlarm.change_fraction: six decimals, rounded half-up like money
 
 
 def alarm_window() -> int:
@@ -190,7 +193,7 @@ def check_regression(snapshot: CostSnapshot) -> CostAlarm | None:
                 baseline=baseline,
                 window_size=regression.window,
                 threshold_fraction=regression.threshold,
-                change_fraction=regression.change.quantize(Decimal("0.000001")),
+                change_fraction=rounded(regression.change, CHANGE_QUANTUM),
                 attribution=attribution,
                 explanation=explanation,
             )

@@ -17,17 +17,18 @@ the cost model rounds.
 """
 
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal, localcontext
+from decimal import Decimal, localcontext
 
-from accounting.pricing.costing import PER_MILLION_QUANTUM
+from accounting.pricing.costing import PER_MILLION_QUANTUM, rounded
 
 FACTORS = ("price", "throughput", "utilization", "power")
 STORED_QUANTUM = PER_MILLION_QUANTUM  # as snapshots store costs per million
 SHARE_QUANTUM = Decimal("0.0001")
 
 
-def _half_up(value: Decimal, quantum: Decimal) -> str:
-    return str(value.quantize(quantum, rounding=ROUND_HALF_UP))
+def _shown(value: Decimal, quantum: Decimal) -> str:
+    """A figure as the answer shows it: rounded by the cost model's one rule (costing.rounded, half-up)."""
+    return str(rounded(value, quantum))
 
 
 @dataclass(frozen=True)
@@ -68,13 +69,13 @@ class Attribution:
         # smaller still (six decimals wrote a $0.0000004 part as 0.000000).
         return {
             "method": "log-mean Divisia (LMDI-I)",
-            "before_usd_per_million": _half_up(self.before_usd_per_million, STORED_QUANTUM),
-            "after_usd_per_million": _half_up(self.after_usd_per_million, STORED_QUANTUM),
-            "change_usd_per_million": _half_up(self.change_usd_per_million, STORED_QUANTUM),
+            "before_usd_per_million": _shown(self.before_usd_per_million, STORED_QUANTUM),
+            "after_usd_per_million": _shown(self.after_usd_per_million, STORED_QUANTUM),
+            "change_usd_per_million": _shown(self.change_usd_per_million, STORED_QUANTUM),
             "factors": {
                 name: {
-                    "usd_per_million": _half_up(self.parts_usd_per_million[name], STORED_QUANTUM),
-                    "share": _half_up(self.shares[name], SHARE_QUANTUM),
+                    "usd_per_million": _shown(self.parts_usd_per_million[name], STORED_QUANTUM),
+                    "share": _shown(self.shares[name], SHARE_QUANTUM),
                 }
                 for name in FACTORS
             },

@@ -8,6 +8,8 @@ one dollar; cents above; never SI prefixes ("412µ").
 import math
 from decimal import Decimal
 
+from accounting.pricing.costing import rounded
+
 SIGNIFICANT_DIGITS = 3
 MAX_DECIMALS = 12
 
@@ -22,7 +24,8 @@ def usd_text(value, *, signed: bool = False) -> str:
     else:
         leading_zeros = -math.floor(math.log10(magnitude)) - 1  # 0.000412 -> 3
         decimals = min(MAX_DECIMALS, max(2, leading_zeros + SIGNIFICANT_DIGITS))
-    return f"{sign}${magnitude:,.{decimals}f}"
+    # Rounded by the one rule (half-up) before formatting: format() alone rounds half-even ($0.125 -> "$0.12").
+    return f"{sign}${rounded(magnitude, Decimal(1).scaleb(-decimals)):,.{decimals}f}"
 
 
 def cost_basis_text(price_kind: str, utilization) -> str:

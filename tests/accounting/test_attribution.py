@@ -61,3 +61,17 @@ def test_it_splits_every_change_into_parts_that_sum_to_the_total(p0, p1, w0, w1,
     ) + Decimal("1e-24")
     if result.change_usd_per_million:
         assert abs(sum(result.shares.values()) - 1) < Decimal("1e-20")
+
+
+def test_it_shows_its_figures_rounded_half_up_by_the_cost_models_rule():
+    # A cost of exactly half a unit of the twelfth decimal: $0.0000018/h at 1e9 per second is
+    # 0.0000018 * 1e6 / (1e9 * 3600) = 5e-13 USD per million. Shown to 12 decimals (as snapshots store costs),
+    # half-up (costing.rounded) gives 0.000000000001; Decimal's own half-even would give 0.000000000000.
+    # Doubling the price doubles the cost to 1e-12: the change, 5e-13, is shown as 0.000000000001 too.
+    before = CostState(Decimal("0.0000018"), Decimal("0"), Decimal(1_000_000_000))
+    after = CostState(Decimal("0.0000036"), Decimal("0"), Decimal(1_000_000_000))
+    shown = attribute(before, after).as_dict()
+    assert shown["before_usd_per_million"] == "1E-12"
+    assert shown["change_usd_per_million"] == "1E-12"
+    assert shown["factors"]["price"]["usd_per_million"] == "1E-12"
+    assert shown["factors"]["price"]["share"] == "1.0000"
