@@ -7,7 +7,8 @@ Every answer is for ONE workload of the registry (`workloads/`), stored on a run
   - a run whose `workload_name` is not in the registry is its own workload (user-defined), counted in
     the unit of its model class (output tokens for llm-decoder, else inferences) with no standard SLA.
 Runs that count: `BenchmarkRun.objects.that_count()` (LoadGen VALID, accuracy guard not failed), and
-per (accelerator, origin, workload, backend, precision, scenario) only the latest by `started_at`
+per series (accelerator, origin, system: agent host or published source, workload, backend, precision,
+scenario; `latest_run_ids`) only the latest by `started_at`
 (ties broken by id) among those started at or before `as_of`. Which published (MLPerf) results join the
 measured runs is one rule, `Published` (below): by default they fill in for the accelerators that have no
 measured run of the workload. Standard SLAs come from the registry: `standard_slas_ms`
@@ -216,22 +217,22 @@ def why_not_ranked(run: BenchmarkRun) -> list[str]:
     return reasons
 
 
+# One series of results, as alarm series name theirs (history.snapshots.series_key and system_of): the configuration
+# and the system that measured it, the agent host for a measured run (NULL for a run posted by hand, one system),
+# the published result's source and accelerator count for a published one.
+SERIES_PARTITION = (
+    "accelerator_id", "origin", "agent_id", "external_source", "accelerator_count", "workload_name", "backend",
+    "precision", "scenario",
+)  # fmt: skip
+
+
 def latest_run_ids(runs):
-    """A subquery of the ids of the latest run per (accelerator, origin, published source, accelerator count,
-    workload, backend, precision, scenario)."""
+    """A subquery of the ids of the latest run per series (SERIES_PARTITION): two agent hosts measuring the same
+    workload on the same accelerator model each keep their own latest run, as each keeps its own alarm series."""
     ranked = runs.annotate(
         recency=Window(
             RowNumber(),
-            partition_by=[
-                F("accelerator_id"),
-                F("origin"),
-                F("external_source"),
-                F("accelerator_count"),
-                F("workload_name"),
-                F("backend"),
-                F("precision"),
-                F("scenario"),
-            ],
+            partition_by=[F(name) for name in SERIES_PARTITION],
             order_by=[F("started_at").desc(), F("id").asc()],
         )
     )

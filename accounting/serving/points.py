@@ -2,8 +2,8 @@
 
 Which runs count: the rankings' rules (``accounting.policy``: LLM model class, LoadGen VALID, accuracy
 guard not failed, started at or before ``as_of``), for one workload of the registry, and the rankings'
-latest-run rule (``policy.latest_run_ids``): measured runs, the latest per (accelerator, workload, backend,
-precision, scenario, accelerator count); published runs, every one, because each is a different submitted
+latest-run rule (``policy.latest_run_ids``): measured runs, the latest per (accelerator, agent host, workload,
+backend, precision, scenario, accelerator count); published runs, every one, because each is a different submitted
 system (or round) and each is one point of the front; re-importing never duplicates them (their ids are
 content digests). The choice is made in the database; only the chosen runs and points are read.
 """
