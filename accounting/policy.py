@@ -169,6 +169,24 @@ def requested_sla(workload: Workload, *, sla_p99_ms=None, ttft_p99_ms=None, tpot
     return Sla(values.get("sla_p99_ms"), values.get("ttft_p99_ms"), values.get("tpot_p99_ms"))
 
 
+def serving_target_tps_per_user(sla: Sla, interactivity_tps_per_user=None) -> float:
+    """The speed (output tokens/s per user) an LLM serving answer reads its fronts at: the interactivity asked for,
+    or the SLA's 1000 / TPOT p99 bound; with both, the stricter (faster). The serving rule of an SLA, stated once:
+    an LLM SLA bounds both TTFT and TPOT or neither, and one of the two targets is given. Refusals name the
+    parameter."""
+    if sla.is_llm and (sla.ttft_p99_ms is None or sla.tpot_p99_ms is None):
+        missing = "ttft_p99_ms" if sla.ttft_p99_ms is None else "tpot_p99_ms"
+        raise ParameterError(missing, "an LLM SLA needs both ttft_p99_ms and tpot_p99_ms")
+    targets = [] if interactivity_tps_per_user is None else [float(interactivity_tps_per_user)]
+    if sla.tpot_p99_ms is not None:
+        targets.append(1000.0 / float(sla.tpot_p99_ms))
+    if not targets:
+        raise ParameterError(
+            "interactivity_tps_per_user", "give interactivity_tps_per_user, or ttft_p99_ms and tpot_p99_ms"
+        )
+    return max(targets)
+
+
 def unit_for(workload: Workload) -> str:
     return workload.unit.value
 

@@ -11,7 +11,7 @@ A refusal is a ``policy.ParameterError`` naming the parameter (the API answers 4
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
 
@@ -44,7 +44,7 @@ class CostQuestion:
         cls,
         *,
         price_kind: str,
-        workload: str | None = None,
+        workload: str | Workload | None = None,
         model_class: str | None = None,
         sla_p99_ms=None,
         ttft_p99_ms=None,
@@ -59,10 +59,21 @@ class CostQuestion:
         input_tokens_per_request=None,
         output_tokens_per_request=None,
         interactivity_tps_per_user=None,
+        reference_sla_by_default: bool = False,
     ) -> CostQuestion:
-        """The question, validated: raises ParameterError naming the first parameter it cannot answer."""
-        chosen = policy.resolve_workload(workload=workload, model_class=model_class)
-        sla = policy.requested_sla(chosen, sla_p99_ms=sla_p99_ms, ttft_p99_ms=ttft_p99_ms, tpot_p99_ms=tpot_p99_ms)
+        """The question, validated: raises ParameterError naming the first parameter it cannot answer.
+
+        With no bound given, no SLA applies; or, with ``reference_sla_by_default``, the workload's reference SLA
+        (policy.reference_sla: what the comparisons assume unasked)."""
+        if isinstance(workload, Workload):  # already resolved (a comparison's: the workload its runs measured)
+            chosen = workload
+        else:
+            chosen = policy.resolve_workload(workload=workload, model_class=model_class)
+        bounds = {"sla_p99_ms": sla_p99_ms, "ttft_p99_ms": ttft_p99_ms, "tpot_p99_ms": tpot_p99_ms}
+        if reference_sla_by_default and all(value is None for value in bounds.values()):
+            sla = policy.reference_sla(chosen)
+        else:
+            sla = policy.requested_sla(chosen, **bounds)
         return cls(
             workload=chosen,
             sla=sla,
@@ -78,6 +89,14 @@ class CostQuestion:
             output_tokens_per_request=_positive_or_none(output_tokens_per_request, "output_tokens_per_request"),
             interactivity_tps_per_user=_positive_or_none(interactivity_tps_per_user, "interactivity_tps_per_user"),
         )
+
+    def priced_as(self, price_kind: str) -> CostQuestion:
+        """The same question on another cost basis (a plan asks it on each basis it may buy on)."""
+        return replace(self, price_kind=price_kind)
+
+    def serving_target_tps_per_user(self) -> float:
+        """The speed an LLM serving answer reads its fronts at (policy.serving_target_tps_per_user)."""
+        return policy.serving_target_tps_per_user(self.sla, self.interactivity_tps_per_user)
 
     def cache_key(self) -> dict:
         """Everything that changes the answer, as plain values (the rankings cache keys on it)."""

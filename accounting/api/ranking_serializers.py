@@ -13,6 +13,7 @@ from accounting.api.serializers import (
     OnPremAssumptionsSerializer,
     utilization_field,
 )
+from accounting.errors import FieldError
 from accounting.pricing.utilization import utilization_assumed
 from accounting.provenance import origin_label
 from accounting.question import CostQuestion
@@ -123,16 +124,24 @@ class OfferFiltersMixin(serializers.Serializer):
     as_of = AsOfField(required=False, help_text="YYYY-MM-DD or ISO-8601 date-time; default now.")
 
 
+# The validated data carries `question`: the one CostQuestion these parameters ask, built and validated once
+# (accounting.question); a parameter it cannot answer is a 400 under that parameter's name. A serving question
+# (`asks_serving`) is also checked against the serving rule of an SLA (policy.serving_target_tps_per_user). A comment,
+# not a docstring, which the schema would show as the description of every request that uses it.
 class AsksCostQuestion(serializers.Serializer):
-    """The validated data carries `question`: the one CostQuestion these parameters ask, built and validated once
-    (accounting.question); a parameter it cannot answer is a 400 under that parameter's name."""
+    asks_serving = False
+
+    def question_parameters(self, attrs: dict) -> dict:
+        """The validated parameters that are the question's (a request may hold others: a target, a volume)."""
+        return {name: value for name, value in attrs.items() if name in QUESTION_PARAMETERS}
 
     def validate(self, attrs):
         attrs = super().validate(attrs)
-        asked = {name: value for name, value in attrs.items() if name in QUESTION_PARAMETERS}
         try:
-            attrs["question"] = CostQuestion.ask(**asked)
-        except policy.ParameterError as exc:
+            attrs["question"] = CostQuestion.ask(**self.question_parameters(attrs))
+            if self.asks_serving:
+                attrs["question"].serving_target_tps_per_user()
+        except FieldError as exc:  # policy.ParameterError, or a refusal of the parameters' own (a comparison's)
             raise serializers.ValidationError({exc.field: [str(exc)]}) from None
         return attrs
 

@@ -5,7 +5,7 @@ from decimal import Decimal
 from rest_framework import serializers
 
 from accounting import policy
-from accounting.api.planning_serializers import CapacityPlanMixin
+from accounting.api.planning_serializers import AsksPlanQuestion, CapacityPlanMixin
 from accounting.api.ranking_serializers import (
     AcceleratorRefSerializer,
     AsksCostQuestion,
@@ -28,16 +28,6 @@ def _positive(help_text: str, **kwargs):
     )
 
 
-def _check_llm_target(attrs: dict) -> None:
-    """An LLM SLA is both bounds or neither, and the target speed is stated (or follows from TPOT)."""
-    if ("ttft_p99_ms" in attrs) != ("tpot_p99_ms" in attrs):
-        raise serializers.ValidationError({"tpot_p99_ms": "an LLM SLA needs both ttft_p99_ms and tpot_p99_ms"})
-    if "interactivity_tps_per_user" not in attrs and "tpot_p99_ms" not in attrs:
-        raise serializers.ValidationError(
-            {"interactivity_tps_per_user": "give a target interactivity, or ttft_p99_ms and tpot_p99_ms"}
-        )
-
-
 class ServingQuerySerializer(AsksCostQuestion, PublishedQueryMixin, OfferFiltersMixin):
     workload = serializers.CharField(max_length=64, help_text="An LLM workload id of the registry, e.g. llama2-70b-99.")
     interactivity_tps_per_user = _positive("Target tokens/s per user (1000 / TPOT ms).")
@@ -46,11 +36,7 @@ class ServingQuerySerializer(AsksCostQuestion, PublishedQueryMixin, OfferFilters
     input_tokens_per_request = _positive(
         "Mean input tokens per request for input/total costs; default: the workload's."
     )
-
-    def validate(self, attrs):
-        attrs = super().validate(attrs)
-        _check_llm_target(attrs)
-        return attrs
+    asks_serving = True
 
 
 class ServingPointSerializer(serializers.Serializer):
@@ -200,7 +186,9 @@ class ServingRankingSerializer(serializers.Serializer):
         return "USD"
 
 
-class ServingPlanRequestSerializer(PublishedQueryMixin, CapacityPlanMixin):
+# The validated data carries `question` (the SLA, speed, token lengths, as_of and published rule: AsksPlanQuestion)
+# beside the demand. A comment, not a docstring, which the schema would show as the request's description.
+class ServingPlanRequestSerializer(AsksPlanQuestion, PublishedQueryMixin, CapacityPlanMixin):
     workload = serializers.CharField(max_length=64, help_text="An LLM workload id of the registry.")
     interactivity_tps_per_user = _positive("Tokens/s each user gets (1000 / TPOT ms).")
     ttft_p99_ms = _positive("With tpot_p99_ms: read on the points meeting TTFT p99 <= this.")
@@ -209,10 +197,10 @@ class ServingPlanRequestSerializer(PublishedQueryMixin, CapacityPlanMixin):
     requests_per_s = _positive("Or: R requests/s ...")
     output_tokens_per_request = _positive("... of this many output tokens each.")
     input_tokens_per_request = _positive("Mean input tokens per request (input/total costs).")
+    asks_serving = True
 
     def validate(self, attrs):
         attrs = super().validate(attrs)
-        _check_llm_target(attrs)
         by_users = "concurrent_users" in attrs
         by_requests = "requests_per_s" in attrs and "output_tokens_per_request" in attrs
         if by_users == by_requests:

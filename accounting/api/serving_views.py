@@ -82,8 +82,12 @@ class ServingPlanView(APIView):
     @extend_schema(request=ServingPlanRequestSerializer, responses=ServingPlanSerializer)
     def post(self, request):
         params = _llm_question(ServingPlanRequestSerializer, request.data)
+        demand = {name: params.get(name) for name in ("concurrent_users", "requests_per_s")}
         with refused_as_400(ValueError):
-            result = plan(**params)
+            result = plan(
+                params["question"], price_kinds=params["price_kinds"], max_utilization=params["max_utilization"],
+                budget_usd_per_month=params.get("budget_usd_per_month"), **demand,
+            )  # fmt: skip
         return Response(ServingPlanSerializer(result).data)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from accounting.policy import serving_target_tps_per_user
 from accounting.serving.front import Front, FrontReading, Refused, ServingPoint, pareto_front, read_within
 from accounting.sla import Sla, unmet_reason
 
@@ -34,8 +35,7 @@ class SlaReading:
 def read_at_sla(points: Iterable[ServingPoint], sla: Sla) -> SlaReading:
     """Throughput per accelerator under ``sla`` (TTFT and TPOT p99 bounds); Refused, with the reason, when
     no point meets it."""
-    if sla.ttft_p99_ms is None or sla.tpot_p99_ms is None:
-        raise ValueError("an LLM SLA needs both ttft_p99_ms and tpot_p99_ms")
+    target = serving_target_tps_per_user(sla)  # an LLM SLA states both bounds (the one rule, policy)
     points = list(points)
     ttft_only = sla.without("tpot_p99_ms")
     meeting_ttft = [p for p in points if ttft_only.holds(figures(p))]
@@ -46,7 +46,7 @@ def read_at_sla(points: Iterable[ServingPoint], sla: Sla) -> SlaReading:
     if not meeting:
         best = {name: min(_present(figures(p)[name] for p in points), default=None) for name in sla.bounds}
         raise Refused(unmet_reason(sla, best))
-    return SlaReading(sla, front, meeting, read_within(front, 1000.0 / float(sla.tpot_p99_ms), meeting))
+    return SlaReading(sla, front, meeting, read_within(front, target, meeting))
 
 
 def _present(values):

@@ -15,12 +15,12 @@ from decimal import Decimal
 
 from accounting import deployable_unit, policy
 from accounting.pricing.offerings import UnitOffer, unit_offer
+from accounting.question import CostQuestion
 from accounting.serving.economics import ServingCapacity, capacity_at, requests_demand, users_demand
 from accounting.serving.points import workload_of
-from accounting.serving.ranking import ServingRanking, ServingRow, serving_ranking
+from accounting.serving.ranking import ServingRanking, ServingRow, read_serving, serving_ranking
 from hardware_catalog.models import Accelerator, Price
 from workloads import LLM_DECODER
-from workloads import get as get_workload
 
 
 @dataclass(frozen=True)
@@ -44,37 +44,38 @@ class ServingPlan:
 
 
 def plan(
+    question: CostQuestion,
     *,
-    workload: str,
     price_kinds: list[str],
-    interactivity_tps_per_user=None,
     concurrent_users=None,
     requests_per_s=None,
-    output_tokens_per_request=None,
     max_utilization=Decimal("0.7"),
     budget_usd_per_month=None,
-    **reading,
 ) -> ServingPlan:
-    """Options to serve the demand at the target speed; ``reading`` passes SLA, utilisation, as_of… on."""
+    """Options to serve the demand at the question's speed, asked on each of ``price_kinds`` (the question's own
+    SLA, interactivity, output tokens per request, as_of and published rule: accounting.question)."""
+    interactivity_tps_per_user = question.interactivity_tps_per_user
+    output_tokens_per_request = question.output_tokens_per_request
     if concurrent_users is not None:
         if interactivity_tps_per_user is None:
-            raise ValueError("concurrent_users needs interactivity_tps_per_user: the speed each user gets")
+            why = "concurrent_users needs interactivity_tps_per_user: the speed each user gets"
+            raise policy.ParameterError("interactivity_tps_per_user", why)
         demand = users_demand(concurrent_users=concurrent_users, tokens_per_s_per_user=interactivity_tps_per_user)
         rule = f"{concurrent_users} concurrent users x {interactivity_tps_per_user} output tokens/s each"
     elif requests_per_s is not None and output_tokens_per_request is not None:
         demand = requests_demand(requests_per_s=requests_per_s, output_tokens_per_request=output_tokens_per_request)
         rule = f"{requests_per_s} requests/s x {output_tokens_per_request} output tokens per request"
     else:
-        raise ValueError("state the demand: concurrent_users, or requests_per_s and output_tokens_per_request")
+        raise policy.ParameterError(
+            "concurrent_users", "state the demand: concurrent_users, or requests_per_s and output_tokens_per_request"
+        )
     options, ranking = [], None
     for kind in price_kinds:
-        ranking = serving_ranking(
-            workload=workload, price_kind=kind, interactivity_tps_per_user=interactivity_tps_per_user, **reading
-        )
+        ranking = read_serving(question.priced_as(kind))
         for row in ranking.rows:
             accelerator = row.group.accelerator
             unit = deployable_unit.smallest_unit(
-                get_workload(workload), accelerator, precision=row.group.precision,
+                question.workload, accelerator, precision=row.group.precision,
                 measured_accelerators=row.reading.accelerators_per_replica,
             )  # fmt: skip
             priced = unit_offer(

@@ -117,18 +117,8 @@ def read_serving(question: CostQuestion, *, accelerator_ids=None) -> ServingRank
     """Fronts of the question's LLM workload read at its target speed (its interactivity, or its SLA's
     1000 / TPOT bound: the stricter); rows by cost per 1M output tokens on its price kind."""
     spec, sla, share = llm_workload(question.workload.id), question.sla, question.utilization
-    price_kind, region, provider, interactivity_tps_per_user = (
-        question.price_kind,
-        question.region,
-        question.provider,
-        question.interactivity_tps_per_user,
-    )
-    if (sla.ttft_p99_ms is None) != (sla.tpot_p99_ms is None):
-        raise policy.ParameterError("tpot_p99_ms", "an LLM SLA needs both ttft_p99_ms and tpot_p99_ms")
-    if interactivity_tps_per_user is None and not sla:
-        raise policy.ParameterError(
-            "interactivity_tps_per_user", "give interactivity_tps_per_user, or ttft_p99_ms and tpot_p99_ms"
-        )
+    price_kind, region, provider = question.price_kind, question.region, question.provider
+    target = question.serving_target_tps_per_user()  # the one serving rule of an SLA (policy)
     at = question.as_of or timezone.now()
     stated_input = question.input_tokens_per_request
     input_len = stated_input if stated_input is not None else spec.input_tokens_per_request
@@ -137,10 +127,6 @@ def read_serving(question: CostQuestion, *, accelerator_ids=None) -> ServingRank
         workload=spec.id, as_of=at, published=published, precision=precision, backend=backend,
         accelerator_ids=accelerator_ids,
     )  # fmt: skip
-    targets = [] if interactivity_tps_per_user is None else [float(interactivity_tps_per_user)]
-    if sla:
-        targets.append(1000.0 / float(sla.tpot_p99_ms))
-    target = max(targets)  # with both, the stricter speed
 
     readings, refused = [], []
     for group in groups:
