@@ -25,6 +25,9 @@ between measurements (history.noise.confidence_half_width). A point's own latenc
 noise: under load it exceeds 100 %, and no latency gain could ever clear it.
 DEFAULTS is the one default set the API and the compare page share: without SLA bounds, the workload's
 reference SLA (policy.reference_sla); the cost basis and annual volume the page starts from and the API assumes.
+The rest of what a comparison is asked (SLA, cost basis, utilization, as-of) is a CostQuestion (accounting.question,
+`comparison_question`), so a comparison is priced at the utilization every other answer assumes (the configured
+default, INFERLEDGER_UTILIZATION, unless asked) and says which (`Comparison.utilization`).
 """
 
 import math
@@ -38,6 +41,7 @@ from accounting.history.noise import confidence_half_width, point_rounds
 from accounting.pricing import costing
 from accounting.pricing.money import usd_text
 from accounting.pricing.offerings import offer_at_point
+from accounting.question import CostQuestion
 from accounting.sla import Sla
 from hardware_catalog.selectors import cheapest_prices_in_force, onprem_assumptions_in_force
 from results.models import BenchmarkRun
@@ -91,14 +95,25 @@ class Comparison:
     annual_savings_usd: Decimal
     verdict: str
     explanation: str
+    utilization: Decimal  # the share of paid accelerator-hours both sides' costs assume
+
+
+def comparison_question(
+    before: list[BenchmarkRun], after: list[BenchmarkRun], *, no_sla: bool = False, **asked
+) -> CostQuestion:
+    """The cost question a comparison of these run sets answers: for the one workload both measure
+    (`common_workload`), under the bounds asked, else the workload's reference SLA (DEFAULTS), or no SLA with
+    `no_sla`; `asked` is the rest of the question (price_kind, utilization, as_of). Refusals name the parameter."""
+    return CostQuestion.ask(workload=common_workload(before, after), reference_sla_by_default=not no_sla, **asked)
 
 
 class ComparisonError(FieldError):
     """A side (or parameter) of a comparison that cannot be costed; `field` names it."""
 
 
-def _cheapest(runs: list[BenchmarkRun], *, workload: Workload, price_kind: str, sla: Sla, at) -> SideCost | None:
+def _cheapest(runs: list[BenchmarkRun], question: CostQuestion) -> SideCost | None:
     """The cheapest of `runs` at its chosen point, or None where none has a price in force and a feasible point."""
+    workload, sla, price_kind, at = question.workload, question.sla, question.price_kind, question.as_of
     prices = cheapest_prices_in_force([run.accelerator for run in runs], kind=price_kind, at=at)
     assumptions = onprem_assumptions_in_force(at=at) if price_kind == "purchase" else None
     best = None
@@ -108,7 +123,10 @@ def _cheapest(runs: list[BenchmarkRun], *, workload: Workload, price_kind: str, 
         if price is None or not choice.feasible:
             continue
         hourly = offer_at_point(run.accelerator, choice.point, price=price, assumptions=assumptions).hourly
-        cost = costing.cost_per_million(hourly_usd=hourly.total_usd_per_hour, throughput_per_s=choice.throughput_per_s)
+        cost = costing.cost_per_million(
+            hourly_usd=hourly.total_usd_per_hour, throughput_per_s=choice.throughput_per_s,
+            utilization=question.utilization,
+        )  # fmt: skip
         if best is None or cost < best.cost_per_million_usd:
             best = SideCost(run, choice.point, cost, choice.throughput_per_s, hourly)
     return best
@@ -127,14 +145,7 @@ def shared_scenarios(before: list[BenchmarkRun], after: list[BenchmarkRun]) -> t
 
 
 def paired_sides(
-    before: list[BenchmarkRun],
-    after: list[BenchmarkRun],
-    *,
-    workload: Workload,
-    price_kind: str,
-    sla: Sla,
-    at=None,
-    scenario: str | None = None,
+    before: list[BenchmarkRun], after: list[BenchmarkRun], question: CostQuestion, *, scenario: str | None = None
 ) -> tuple[str, SideCost, SideCost]:
     """(scenario, before, after): both sides costed doing the same work, in `scenario` when one is asked for
     (module docstring)."""
@@ -152,10 +163,7 @@ def paired_sides(
         )
     pairs, missing = [], {}
     for name in [scenario] if scenario else common:
-        costed = {
-            side: _cheapest(scenarios[side][name], workload=workload, price_kind=price_kind, sla=sla, at=at)
-            for side in ("before", "after")
-        }
+        costed = {side: _cheapest(scenarios[side][name], question) for side in ("before", "after")}
         if costed["before"] is None or costed["after"] is None:
             for side in ("before", "after"):
                 if costed[side] is None:
@@ -166,8 +174,8 @@ def paired_sides(
         side, where = next(iter(sorted(missing.items())))
         raise ComparisonError(
             side,
-            f"no {side} run in the scenario(s) both sets measured ({', '.join(where)}) has a {price_kind} price "
-            f"in force and a point meeting {sla}",
+            f"no {side} run in the scenario(s) both sets measured ({', '.join(where)}) has a {question.price_kind} "
+            f"price in force and a point meeting {question.sla}",
         )
     return min(pairs, key=lambda pair: (pair[1].cost_per_million_usd, pair[0]))
 
@@ -268,31 +276,20 @@ def verdict(
 
 
 def compare(
+    question: CostQuestion,
     *,
     before: list[BenchmarkRun],
     after: list[BenchmarkRun],
-    price_kind: str,
     annual_volume,
-    sla_p99_ms=None,
-    ttft_p99_ms=None,
-    tpot_p99_ms=None,
-    at=None,
     scenario: str | None = None,
-    sla_stated: bool | None = None,
 ) -> Comparison:
-    """`sla_stated`: whether the bounds given are the SLA asked for (all None then means no SLA); by default, only
-    when some bound is given, else the workload's reference SLA (DEFAULTS)."""
+    """The run sets compared under `question` (comparison_question: its SLA, cost basis, utilization, as-of)."""
     workload = common_workload(before, after)
-    bounds = {"sla_p99_ms": sla_p99_ms, "ttft_p99_ms": ttft_p99_ms, "tpot_p99_ms": tpot_p99_ms}
-    if sla_stated is None:
-        sla_stated = any(value is not None for value in bounds.values())
-    try:
-        sla = policy.requested_sla(workload, **bounds) if sla_stated else policy.reference_sla(workload)
-    except policy.ParameterError as exc:
-        raise ComparisonError(exc.field, str(exc)) from None
-    scenario, cost_before, cost_after = paired_sides(
-        before, after, workload=workload, price_kind=price_kind, sla=sla, at=at, scenario=scenario
-    )
+    if workload.id != question.workload.id:
+        raise ComparisonError(
+            "workload", f"the runs measure {workload.id}, the question is about {question.workload.id}"
+        )
+    scenario, cost_before, cost_after = paired_sides(before, after, question, scenario=scenario)
     savings = costing.annual_savings(
         cost_per_million_before=cost_before.cost_per_million_usd,
         cost_per_million_after=cost_after.cost_per_million_usd,
@@ -303,4 +300,7 @@ def compare(
         annual_volume=annual_volume,
     )  # fmt: skip
     shared = shared_scenarios(before, after)
-    return Comparison(workload, sla, scenario, shared, cost_before, cost_after, savings, label, explanation)
+    return Comparison(
+        workload, question.sla, scenario, shared, cost_before, cost_after, savings, label, explanation,
+        question.utilization,
+    )  # fmt: skip

@@ -19,12 +19,13 @@ A runway of 2 or more means the measured point uses under half of what the devic
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from accounting import deployable_unit, policy
+from accounting import deployable_unit
 from accounting import sla as sla_rule
 from accounting import tokens as token_model
 from accounting.pricing import costing
 from accounting.pricing.offerings import UnitOffer, unit_offer
-from accounting.rankings.ranking import RankingRow, ranking
+from accounting.question import CostQuestion
+from accounting.rankings.ranking import RankingRow, rank
 from workloads import Workload
 
 TUNE_FIRST_RUNWAY = 2.0
@@ -133,40 +134,30 @@ def target_for(
 
 
 def recommend(
+    question: CostQuestion,
     *,
     annual_volume,
     price_kinds: list[str],
-    workload: str | None = None,
-    model_class: str | None = None,
     target_qps=None,
     target_output_tokens_per_s=None,
-    input_tokens_per_request=None,
-    output_tokens_per_request=None,
-    sla_p99_ms=None,
-    ttft_p99_ms=None,
-    tpot_p99_ms=None,
     max_utilization=Decimal("0.7"),
     budget_usd_per_month=None,
-    as_of=None,
-    published: policy.Published = policy.DEFAULT_PUBLISHED,
     concurrent_sequences: int | None = None,
     include_preview: bool = False,
 ) -> Plan:
-    """Options across the allowed price kinds, cheapest per month first; over-budget ones flagged, not hidden;
+    """Options for the question (its workload, SLA, token lengths, as_of and published rule: accounting.question)
+    asked on each of the allowed price kinds, cheapest per month first; over-budget ones flagged, not hidden;
     published results of preview systems left out (with the reason) unless `include_preview`."""
     costing.to_decimal(annual_volume, "annual_volume")
-    chosen = policy.resolve_workload(workload=workload, model_class=model_class)
+    chosen = question.workload
     target, lengths = target_for(
         chosen, target_qps=target_qps, target_output_tokens_per_s=target_output_tokens_per_s,
-        input_tokens_per_request=input_tokens_per_request, output_tokens_per_request=output_tokens_per_request,
+        input_tokens_per_request=question.input_tokens_per_request,
+        output_tokens_per_request=question.output_tokens_per_request,
     )  # fmt: skip
     options, left_out = [], []
     for kind in price_kinds:
-        result = ranking(
-            workload=chosen.id, sla_p99_ms=sla_p99_ms, ttft_p99_ms=ttft_p99_ms, tpot_p99_ms=tpot_p99_ms,
-            price_kind=kind, as_of=as_of, published=published,
-            input_tokens_per_request=input_tokens_per_request, output_tokens_per_request=output_tokens_per_request,
-        )  # fmt: skip
+        result = rank(question.priced_as(kind))
         for row in result.rows:
             if not include_preview and row.published is not None and row.published.availability == PREVIEW:
                 left_out.append(LeftOut(row, PREVIEW_REASON))

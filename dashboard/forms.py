@@ -77,6 +77,18 @@ def _bound(label):
     return forms.DecimalField(label=label, min_value=Decimal("0.001"), max_digits=12, decimal_places=3, required=False)
 
 
+def utilization_field():
+    """The utilization box of a costing page: (0, 1], showing the configured default when the URL names none."""
+    return forms.DecimalField(
+        label="Utilization (0–1]",
+        min_value=Decimal("0.01"),
+        max_value=Decimal("1"),
+        decimal_places=2,
+        initial=default_utilization,
+        required=False,
+    )
+
+
 class OverviewForm(ShowsAppliedValues):
     """The overview's controls. With no workload asked for (nor a `model_class`, for its reference workload),
     the page answers for accounting.coverage's default_workload and the form shows it, so every control
@@ -90,14 +102,7 @@ class OverviewForm(ShowsAppliedValues):
     ttft_p99_ms = _bound("LLM TTFT p99 (ms)")
     tpot_p99_ms = _bound("LLM TPOT p99 (ms)")
     price_kind = forms.ChoiceField(choices=PriceKind.choices, initial=PriceKind.CLOUD_ON_DEMAND)
-    utilization = forms.DecimalField(
-        label="Utilization (0–1]",
-        min_value=Decimal("0.01"),
-        max_value=Decimal("1"),
-        decimal_places=2,
-        initial=default_utilization,
-        required=False,
-    )
+    utilization = utilization_field()
 
     def __init__(self, data, *, coverage: dict[str, Coverage] | None = None, **kwargs):
         super().__init__(data, **kwargs)
@@ -148,6 +153,7 @@ class CompareForm(ShowsAppliedValues):
     annual_volume = forms.IntegerField(
         label="Annual volume (units of work)", min_value=1, initial=comparison_defaults.annual_volume
     )
+    utilization = utilization_field()
     scenario = forms.ChoiceField(choices=(), required=False)
 
     def __init__(self, data, *, accelerators, scenarios=(), **kwargs):

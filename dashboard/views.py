@@ -1,5 +1,6 @@
 """Dashboard pages: parse the GET controls, read through selectors, draw with figures, render or export CSV."""
 
+from decimal import Decimal
 from functools import partial
 
 from django.conf import settings
@@ -12,7 +13,9 @@ from django.views.decorators.http import require_GET
 
 from accounting import comparisons, policy
 from accounting.coverage import default_workload, workload_coverage
+from accounting.errors import FieldError
 from accounting.pricing.money import cost_basis_text
+from accounting.pricing.utilization import default_utilization
 from accounting.question import CostQuestion
 from accounting.rankings.ranking import rank
 from accounting.sla import Sla
@@ -387,11 +390,16 @@ def compare(request):
             csv_context = export_context(
                 workload=workload.id,
                 sla=str(sla),
-                cost_basis=cost_basis_text(data["price_kind"], 1),  # comparisons price full utilization
+                cost_basis=cost_basis_text(data["price_kind"], context.get("utilization") or _utilization(data)),
                 **{"annual volume (units of work)": data["annual_volume"]},
             )
     return _page(request, "dashboard/compare.html", context, tables=tables, filename="compare",
                  export_context=csv_context)  # fmt: skip
+
+
+def _utilization(data) -> Decimal:
+    """The utilization the page prices at: the box's, else the configured default (accounting.pricing.utilization)."""
+    return data.get("utilization") or default_utilization()
 
 
 def _scenario_links(request, shared: tuple[str, ...], applied: str) -> list[dict]:
@@ -419,12 +427,16 @@ def _comparison(data, workload, sla) -> dict:
     result = None
     if not reasons:
         try:
-            result = comparisons.compare(
-                before=run_sets["before"], after=run_sets["after"], price_kind=data["price_kind"],
-                annual_volume=data["annual_volume"], sla_p99_ms=sla.p99_ms, ttft_p99_ms=sla.ttft_p99_ms,
-                tpot_p99_ms=sla.tpot_p99_ms, scenario=data.get("scenario") or None, sla_stated=True,
+            question = comparisons.comparison_question(  # the one question the page asks (accounting.question)
+                run_sets["before"], run_sets["after"], no_sla=not sla, sla_p99_ms=sla.p99_ms,
+                ttft_p99_ms=sla.ttft_p99_ms, tpot_p99_ms=sla.tpot_p99_ms, price_kind=data["price_kind"],
+                utilization=data.get("utilization"),  # None: the configured default (accounting.pricing.utilization)
             )  # fmt: skip
-        except comparisons.ComparisonError as exc:
+            result = comparisons.compare(
+                question, before=run_sets["before"], after=run_sets["after"], annual_volume=data["annual_volume"],
+                scenario=data.get("scenario") or None,
+            )  # fmt: skip
+        except FieldError as exc:  # a comparison's refusal (ComparisonError) or the question's (ParameterError)
             reasons = {exc.field if exc.field in labels else "before": str(exc)}
     sides = [
         selectors.CompareSide(labels[side], getattr(result, side) if result else None, reasons.get(side, ""))
@@ -436,6 +448,7 @@ def _comparison(data, workload, sla) -> dict:
     if result is not None:
         before_usd, after_usd = result.before.cost_per_million_usd, result.after.cost_per_million_usd
         context["verdict"], context["verdict_explanation"] = result.verdict, result.explanation
+        context["utilization"] = result.utilization
         context["scenario"] = result.scenario
         context["shared_scenarios"] = result.shared_scenarios
         context["savings_usd"] = result.annual_savings_usd

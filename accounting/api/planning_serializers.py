@@ -6,19 +6,22 @@ from rest_framework import serializers
 
 from accounting.api.ranking_serializers import (
     POSITIVE,
+    AsksCostQuestion,
     AsOfField,
     PublishedQueryMixin,
     RankingRowSerializer,
     SlaSerializer,
     TokenLengthsSerializer,
+    UtilizationAssumedField,
     WorkloadQueryMixin,
     WorkloadSerializer,
     latency_bound,
     token_length,
 )
-from accounting.api.serializers import PER_MILLION_USD
-from accounting.comparisons import DEFAULTS, VERDICTS
+from accounting.api.serializers import PER_MILLION_USD, utilization_field
+from accounting.comparisons import DEFAULTS, VERDICTS, common_workload
 from hardware_catalog.models import PriceKind
+from results.models import BenchmarkRun
 
 
 # What a capacity plan is bought under: the cost bases, how full a replica may run, the monthly budget, when
@@ -35,7 +38,14 @@ class CapacityPlanMixin(serializers.Serializer):
     as_of = AsOfField(required=False)
 
 
-class RecommendationRequestSerializer(PublishedQueryMixin, WorkloadQueryMixin, CapacityPlanMixin):
+# A plan's cost question (accounting.question), asked on the first of its `price_kinds`; the plan asks the same
+# question again on each (CostQuestion.priced_as). A comment, as above.
+class AsksPlanQuestion(AsksCostQuestion):
+    def question_parameters(self, attrs: dict) -> dict:
+        return {**super().question_parameters(attrs), "price_kind": attrs["price_kinds"][0]}
+
+
+class RecommendationRequestSerializer(AsksPlanQuestion, PublishedQueryMixin, WorkloadQueryMixin, CapacityPlanMixin):
     target_qps = serializers.DecimalField(
         max_digits=16, decimal_places=3, min_value=POSITIVE, required=False,
         help_text="Target rate in requests/s (inferences or samples/s; for LLM workloads requests/s, converted to "
@@ -114,7 +124,23 @@ class RecommendationResponseSerializer(serializers.Serializer):
     left_out = LeftOutSerializer(many=True, help_text="Ranked rows left out of the advice, each with the reason.")
 
 
-class ComparisonRequestSerializer(serializers.Serializer):
+def stored_runs(ids: list, field: str) -> list[BenchmarkRun]:
+    """The runs with these ids (their accelerators and points read with them); unknown ids are a 400 under `field`."""
+    runs = list(
+        BenchmarkRun.objects.filter(pk__in=ids)
+        .select_related("accelerator", "accelerator__priced_as")
+        .prefetch_related("points")
+    )
+    missing = set(ids) - {run.pk for run in runs}
+    if missing:
+        raise serializers.ValidationError({field: [f"unknown run(s): {', '.join(sorted(map(str, missing)))}"]})
+    return runs
+
+
+# The validated data carries the stored runs (`runs`: before and after) and `question`, the cost question they are
+# compared under (comparisons.comparison_question: the workload both sets measure, the SLA, cost basis,
+# utilization and as-of), asked once by AsksCostQuestion. A comment: the schema shows a docstring.
+class ComparisonRequestSerializer(AsksCostQuestion):
     before = serializers.ListField(child=serializers.UUIDField(), min_length=1, max_length=100)
     after = serializers.ListField(child=serializers.UUIDField(), min_length=1, max_length=100)
     price_kind = serializers.ChoiceField(choices=PriceKind.choices, default=DEFAULTS.price_kind)
@@ -134,6 +160,16 @@ class ComparisonRequestSerializer(serializers.Serializer):
         help_text="The scenario to compare in; both sets must have measured it. Default: the shared scenario in "
         "which the before set is cheapest.",
     )  # fmt: skip
+    utilization = utilization_field("The answer states the one it assumed (utilization_assumed).")
+
+    def validate(self, attrs):
+        attrs["runs"] = {side: stored_runs(attrs[side], side) for side in ("before", "after")}
+        return super().validate(attrs)
+
+    def question_parameters(self, attrs: dict) -> dict:
+        asked = super().question_parameters(attrs)
+        return {"workload": common_workload(attrs["runs"]["before"], attrs["runs"]["after"]),
+                "reference_sla_by_default": not attrs["no_sla"], **asked}  # fmt: skip
 
 
 class ComparisonSideSerializer(serializers.Serializer):
@@ -156,6 +192,8 @@ class ComparisonResponseSerializer(serializers.Serializer):
     currency = serializers.CharField()
     before = ComparisonSideSerializer()
     after = ComparisonSideSerializer()
+    utilization = serializers.DecimalField(max_digits=7, decimal_places=6)
+    utilization_assumed = UtilizationAssumedField()
     annual_savings_usd = serializers.DecimalField(max_digits=24, decimal_places=2)
     verdict = serializers.ChoiceField(choices=VERDICTS)
     explanation = serializers.CharField()

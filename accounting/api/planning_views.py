@@ -1,7 +1,6 @@
 """Recommendations and comparisons: calculations any authenticated user may run (nothing is written)."""
 
 from drf_spectacular.utils import extend_schema
-from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -17,7 +16,6 @@ from accounting.comparisons import ComparisonError, compare
 from accounting.policy import ParameterError
 from accounting.recommendations import cost_per_million_at_load, recommend
 from accounting.tokens import TargetError
-from results.models import BenchmarkRun
 
 
 class RecommendationView(APIView):
@@ -33,8 +31,13 @@ class RecommendationView(APIView):
     @extend_schema(request=RecommendationRequestSerializer, responses=RecommendationResponseSerializer)
     def post(self, request):
         data = validated(RecommendationRequestSerializer, request.data)
+        asked = ("target_qps", "target_output_tokens_per_s", "budget_usd_per_month", "concurrent_sequences")
         with refused_as_400(ParameterError, TargetError):
-            plan = recommend(**data)
+            plan = recommend(
+                data["question"], annual_volume=data["annual_volume"], price_kinds=data["price_kinds"],
+                max_utilization=data["max_utilization"], include_preview=data["include_preview"],
+                **{name: data.get(name) for name in asked},
+            )  # fmt: skip
         rows = [
             {
                 "row": option.row, "capacity": option.capacity, "over_budget": option.over_budget,
@@ -53,18 +56,6 @@ class RecommendationView(APIView):
         return Response(RecommendationResponseSerializer(body).data)
 
 
-def _runs(ids: list, field: str) -> list[BenchmarkRun]:
-    runs = list(
-        BenchmarkRun.objects.filter(pk__in=ids)
-        .select_related("accelerator", "accelerator__priced_as")
-        .prefetch_related("points")
-    )
-    missing = set(ids) - {run.pk for run in runs}
-    if missing:
-        raise ValidationError({field: [f"unknown run(s): {', '.join(sorted(map(str, missing)))}"]})
-    return runs
-
-
 class ComparisonView(APIView):
     """Cost per million before and after an optimisation, the annual savings, and a quantisation verdict."""
 
@@ -75,11 +66,8 @@ class ComparisonView(APIView):
         data = validated(ComparisonRequestSerializer, request.data)
         with refused_as_400(ComparisonError):
             result = compare(
-                before=_runs(data["before"], "before"), after=_runs(data["after"], "after"),
-                price_kind=data["price_kind"], annual_volume=data["annual_volume"],
-                sla_p99_ms=data.get("sla_p99_ms"), ttft_p99_ms=data.get("ttft_p99_ms"),
-                tpot_p99_ms=data.get("tpot_p99_ms"), at=data.get("as_of"), scenario=data.get("scenario"),
-                sla_stated=data["no_sla"] or any(name in data for name in ("sla_p99_ms", "ttft_p99_ms", "tpot_p99_ms")),
+                data["question"], before=data["runs"]["before"], after=data["runs"]["after"],
+                annual_volume=data["annual_volume"], scenario=data.get("scenario"),
             )  # fmt: skip
         body = {"currency": "USD", **result.__dict__}
         return Response(ComparisonResponseSerializer(body).data)

@@ -36,8 +36,9 @@ def test_it_pairs_the_scenario_both_sets_measured_not_the_cheapest_of_each(api, 
     int8_single = _run(make_run, gpu, scenario="single-stream", precision="int8", throughput_per_s=4000,
                        p99_ms=0.28, batch_size=1)  # fmt: skip
 
-    result = comparisons.compare(before=[fp32_server, fp32_single], after=[int8_single],
-                                 price_kind="cloud_on_demand", annual_volume=1)  # fmt: skip
+    before, after = [fp32_server, fp32_single], [int8_single]
+    question = comparisons.comparison_question(before, after, price_kind="cloud_on_demand")
+    result = comparisons.compare(question, before=before, after=after, annual_volume=1)
     assert result.scenario == "single-stream"
     assert (result.before.run, result.after.run) == (fp32_single, int8_single)
 
@@ -63,7 +64,8 @@ def test_it_calls_a_tenfold_p99_drop_a_latency_benefit_whatever_the_batch_sizes(
 def test_it_says_latency_rose_rather_than_flat(gpu, make_run):
     fp32 = _run(make_run, gpu, scenario="server", precision="fp32", throughput_per_s=5000, p99_ms=1.0, batch_size=8)
     int8 = _run(make_run, gpu, scenario="server", precision="int8", throughput_per_s=5000, p99_ms=2.0, batch_size=8)
-    result = comparisons.compare(before=[fp32], after=[int8], price_kind="cloud_on_demand", annual_volume=1)
+    question = comparisons.comparison_question([fp32], [int8], price_kind="cloud_on_demand")
+    result = comparisons.compare(question, before=[fp32], after=[int8], annual_volume=1)
     # The weights at int8 are a quarter of fp32's (25,557,032 x 1 B against x 4 B): memory fell, latency rose.
     assert result.verdict == "memory/concurrency only"
     assert "latency rose" in result.explanation and "flat" not in result.explanation

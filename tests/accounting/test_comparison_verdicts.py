@@ -120,7 +120,8 @@ def test_offline_is_judged_on_throughput(make_accelerator, make_price, make_run)
         points=[{"batch_size": 64, "throughput_per_s": 4100, "latency_p99_ms": 950.0}],
         rounds=[[4100, 4090]],
     )
-    result = comparisons.compare(before=[fp32], after=[int8], price_kind=price.kind, annual_volume=1, sla_stated=True)
+    question = comparisons.comparison_question([fp32], [int8], price_kind=price.kind, no_sla=True)
+    result = comparisons.compare(question, before=[fp32], after=[int8], annual_volume=1)
     # 4100 / 1000 - 1 = +310 %; the p99 rose 950 / 900 - 1 = +5.6 %, which says nothing about an offline batch.
     assert result.verdict == "cost benefit"
     assert "throughput went from 1,000/s to 4,100/s (+310%)" in result.explanation
@@ -134,3 +135,36 @@ def test_memory_is_the_weights_at_the_runs_precision():
     # fp32: 1,181,697 x 4 = 4,726,788 B; int8: 1,181,697 x 1 = 1,181,697 B, a 75 % drop.
     assert comparisons.weight_bytes_at_precision(fp32, workload) == 4_726_788
     assert comparisons.weight_bytes_at_precision(int8, workload) == 1_181_697
+
+
+def test_a_comparison_states_the_utilization_it_assumes_on_the_page_and_in_the_api(
+    api, logged_in, fp32_and_int8, settings
+):
+    fp32, int8 = fp32_and_int8
+    body = {"before": [str(fp32.pk)], "after": [str(int8.pk)], "sla_p99_ms": "30"}
+
+    # Unasked: the configured default (100 %), said so. Batch 32 as above: 0.555556 -> 0.135501, $420.05 a year.
+    default = api.post("/api/v1/comparisons/", body, format="json").data
+    assert default["utilization"] == "1.000000"
+    assert default["utilization_assumed"].startswith("assumes 100% utilization (the default, INFERLEDGER_UTILIZATION)")
+    assert default["annual_savings_usd"] == "420.05"
+
+    # At 50 % every cost per million doubles: 2.00 / (1000 x 3600 x 0.5) x 1e6 = 1.111111111111 and
+    # 2.00 / (4100 x 3600 x 0.5) x 1e6 = 0.271002710027; a year (1.111111111111 - 0.271002710027) x 1e3 = 840.11.
+    half = api.post("/api/v1/comparisons/", {**body, "utilization": "0.5"}, format="json").data
+    assert (half["before"]["cost_per_million_usd"], half["after"]["cost_per_million_usd"]) == (
+        "1.111111111111",
+        "0.271002710027",
+    )
+    assert half["annual_savings_usd"] == "840.11"
+    assert half["utilization_assumed"].startswith("assumes 50% utilization (as asked)")
+
+    # A configured default of 80 % is what the page and the API both assume unasked:
+    # 2.00 / (1000 x 3600 x 0.8) x 1e6 = 0.694444444444 -> 2.00 / (4100 x 3600 x 0.8) x 1e6 = 0.169376693767.
+    settings.INFERLEDGER_UTILIZATION = "0.8"
+    configured = api.post("/api/v1/comparisons/", body, format="json").data
+    assert configured["before"]["cost_per_million_usd"] == "0.694444444444"
+    page = logged_in.get(PAGE + "&sla_p99_ms=30").content.decode()
+    assert "cloud_on_demand prices at 80.0% utilization" in page
+    assert 'id="utilization-assumed">Every cost on this page assumes 80% utilization (the default' in page
+    assert f"Verdict: <strong>cost benefit</strong> — {escape(configured['explanation'])}." in page

@@ -11,6 +11,7 @@ import pytest
 
 from accounting import deployable_unit
 from accounting.pricing.offerings import unit_offer
+from accounting.question import CostQuestion
 from workloads import get
 
 pytestmark = pytest.mark.django_db
@@ -67,13 +68,8 @@ def test_llama2_70b_at_10_requests_per_s_on_80_gib_parts_is_a_unit_of_four(make_
     _published(make_run, h100, workload="llama2-70b-99", count=8, system="8xH100",
                point={"throughput_per_s": 9.0, "output_tokens_per_s": 2700.0, "latency_p99_ms": 156_240.6,
                       "ttft_p99_ms": 474.0, "tpot_p99_ms": 179.8})  # fmt: skip
-    plan = recommend(
-        workload="llama2-70b-99",
-        target_qps="10",
-        annual_volume="1000000000",
-        price_kinds=["cloud_on_demand"],
-        published="all",
-    )
+    question = CostQuestion.ask(workload="llama2-70b-99", price_kind="cloud_on_demand", published="all")
+    plan = recommend(question, target_qps="10", annual_volume="1000000000", price_kinds=["cloud_on_demand"])
     (option,) = plan.options
     # Weights: 68,976,648,192 parameters x 2 bytes (fp16 assumed)           = 137,953,296,384 B (128.5 GiB)
     # KV per token: 2 (K, V) x 80 layers x 8 KV heads x 128 head dim x 2 B  =         327,680 B
@@ -135,10 +131,12 @@ def test_eight_b200_are_priced_with_the_eight_gpu_instance_when_the_catalog_has_
     )
     assert before.usd_per_hour == Decimal("39.120000")  # 8 x 4.89
 
+    question = CostQuestion.ask(
+        workload="llama3.1-405b", price_kind="cloud_on_demand", published="all", as_of=datetime(2025, 7, 1, tzinfo=UTC)
+    )
     plan = recommend(
-        workload="llama3.1-405b", target_output_tokens_per_s="1000", annual_volume="1000000000",
-        price_kinds=["cloud_on_demand"], published="all", as_of=datetime(2025, 7, 1, tzinfo=UTC),
-    )  # fmt: skip
+        question, target_output_tokens_per_s="1000", annual_volume="1000000000", price_kinds=["cloud_on_demand"]
+    )
     (option,) = plan.options
     # The 8-GPU instance sells the unit whole, though dearer per GPU: 44.00 / 8 = 5.50 USD/h (> 4.89).
     assert option.priced.offer.price == eight and option.priced.usd_per_hour == Decimal("44.000000")
