@@ -244,7 +244,7 @@ class ServingPlanSerializer(serializers.Serializer):
         return "USD"
 
 
-class ServingSeriesQuerySerializer(serializers.Serializer):
+class ServingSeriesQuerySerializer(AsksCostQuestion):
     accelerator = serializers.IntegerField(min_value=1, source="accelerator_id")
     workload = serializers.CharField(max_length=64, help_text="An LLM workload id of the registry.")
     price_kind = serializers.ChoiceField(choices=PriceKind.choices)
@@ -253,6 +253,7 @@ class ServingSeriesQuerySerializer(serializers.Serializer):
     )
     input_tokens_per_request = _positive("Mean input tokens per request (input/total costs).")
     since = AsOfField(required=False)
+    asks_serving = True
 
 
 class ServingSeriesPointSerializer(serializers.Serializer):

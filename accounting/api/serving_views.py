@@ -101,5 +101,7 @@ class ServingCostSeriesView(APIView):
     def get(self, request):
         params = _llm_question(ServingSeriesQuerySerializer, request.query_params)
         with refused_as_400(ValueError):
-            series = cost_series_at(**params)
+            series = cost_series_at(
+                params["question"], accelerator_id=params["accelerator_id"], since=params.get("since")
+            )
         return Response(ServingSeriesPointSerializer(series, many=True).data)

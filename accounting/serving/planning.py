@@ -10,7 +10,7 @@ per-accelerator throughput, priced as the catalog sells a unit of its size (offe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from accounting import deployable_unit, policy
@@ -18,7 +18,7 @@ from accounting.pricing.offerings import UnitOffer, unit_offer
 from accounting.question import CostQuestion
 from accounting.serving.economics import ServingCapacity, capacity_at, requests_demand, users_demand
 from accounting.serving.points import workload_of
-from accounting.serving.ranking import ServingRanking, ServingRow, read_serving, serving_ranking
+from accounting.serving.ranking import ServingRanking, ServingRow, read_serving
 from hardware_catalog.models import Accelerator, Price
 from workloads import LLM_DECODER
 
@@ -102,9 +102,11 @@ class SeriesPoint:
     reason: str
 
 
-def cost_series_at(*, accelerator_id: int, workload: str, price_kind: str, since=None, **reading) -> list[SeriesPoint]:
-    """The accelerator's cost per 1M tokens at the target, at each moment its inputs changed (a run of the
-    workload arrived, a price of the kind came into force), oldest first; each moment read as of then."""
+def cost_series_at(question: CostQuestion, *, accelerator_id: int, since=None) -> list[SeriesPoint]:
+    """The accelerator's cost per 1M tokens under the question (its speed, cost basis, token lengths), at each
+    moment its inputs changed (a run of the workload arrived, a price of the question's kind came into force),
+    oldest first; each moment read as of then."""
+    workload, price_kind = question.workload.id, question.price_kind
     runs = policy.eligible_runs(workload=None, accelerator_ids=[accelerator_id], published=policy.Published.ALL).filter(
         model_class=LLM_DECODER
     )
@@ -119,9 +121,7 @@ def cost_series_at(*, accelerator_id: int, workload: str, price_kind: str, since
     for at, cause in sorted(moments):
         if since is not None and at < since:
             continue
-        ranking = serving_ranking(
-            workload=workload, price_kind=price_kind, as_of=at, accelerator_ids=[accelerator_id], **reading
-        )
+        ranking = read_serving(replace(question, as_of=at), accelerator_ids=[accelerator_id])
         rows = [row for row in ranking.rows if row.group.accelerator.pk == accelerator_id]
         refusals = [r.reason for r in ranking.refused if r.group.accelerator.pk == accelerator_id]
         reason = "; ".join(refusals) or ("" if rows else "no front of this accelerator yet")

@@ -9,7 +9,6 @@ from decimal import Decimal
 
 from django.utils import timezone
 
-from accounting import policy
 from accounting.pricing import costing
 from accounting.pricing.offerings import hourly_offer, no_price_reason
 from accounting.question import CostQuestion
@@ -83,34 +82,6 @@ def _tokens_per_request(reading: FrontReading, stated, key: str) -> Decimal | No
     if any(value is None for value in measured):
         return None
     return (Decimal(str(measured[0])) + Decimal(str(measured[1]))) / 2
-
-
-def serving_ranking(
-    *,
-    workload: str,
-    price_kind: str,
-    interactivity_tps_per_user=None,
-    ttft_p99_ms=None,
-    tpot_p99_ms=None,
-    input_tokens_per_request=None,
-    utilization=None,
-    region=None,
-    provider=None,
-    precision=None,
-    backend=None,
-    as_of=None,
-    published: policy.Published = policy.DEFAULT_PUBLISHED,
-    accelerator_ids=None,
-) -> ServingRanking:
-    """read_serving(question) for a question given by its parameters (CostQuestion.ask validates them)."""
-    llm_workload(workload)  # a ValueError naming the workload when it is not an LLM's
-    question = CostQuestion.ask(
-        workload=workload, price_kind=price_kind, interactivity_tps_per_user=interactivity_tps_per_user,
-        ttft_p99_ms=ttft_p99_ms, tpot_p99_ms=tpot_p99_ms, input_tokens_per_request=input_tokens_per_request,
-        utilization=utilization, region=region, provider=provider, precision=precision, backend=backend,
-        as_of=as_of, published=published,
-    )  # fmt: skip
-    return read_serving(question, accelerator_ids=accelerator_ids)
 
 
 def read_serving(question: CostQuestion, *, accelerator_ids=None) -> ServingRanking:
