@@ -23,6 +23,7 @@ from django.utils import timezone
 from accounting.history.alarms import alarm_threshold, alarm_window, rise_over_trailing_median
 from accounting.history.attribution import FACTORS, CostState, attribute
 from accounting.history.noise import interval_text, within_uncertainty
+from accounting.pricing import costing
 from accounting.pricing.money import usd_text
 from harness.stats import median_interval
 
@@ -109,7 +110,7 @@ def _count(value: Decimal) -> str:
 
 
 def _stored(value: Decimal) -> str:
-    return f"{value.quantize(CHANGE_QUANTUM):f}"
+    return f"{costing.rounded(value, CHANGE_QUANTUM):f}"
 
 
 def cause_of(baseline: MeteredPeriod, period: MeteredPeriod) -> dict:
@@ -204,7 +205,7 @@ def check_period_regression(period: MeteredPeriod) -> MeteredAlarm | None:
                 baseline=baseline,
                 window_size=regression.window,
                 threshold_fraction=regression.threshold,
-                change_fraction=regression.change.quantize(CHANGE_QUANTUM),
+                change_fraction=costing.rounded(regression.change, CHANGE_QUANTUM),
                 baseline_interval_low_usd=interval["low"] if interval else None,
                 baseline_interval_high_usd=interval["high"] if interval else None,
                 attribution=explained.as_dict()

@@ -36,7 +36,7 @@ class MonthOfMetering:
     @property
     def hours_metered(self) -> Decimal:
         seconds = sum((Decimal(str(p.period_s)) for p in self.periods), Decimal(0))
-        return (seconds / costing.SECONDS_PER_HOUR).quantize(HOURS_QUANTUM)
+        return costing.rounded(seconds / costing.SECONDS_PER_HOUR, HOURS_QUANTUM)
 
     @property
     def cost_per_million_units_usd(self) -> Decimal | None:

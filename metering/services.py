@@ -6,7 +6,7 @@ price in force, on-prem assumptions for a purchase), the cost per million from `
 
 import json
 from datetime import datetime, timedelta
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
 from django.db import transaction
 from django_celery_beat.models import CrontabSchedule, PeriodicTask
@@ -164,15 +164,15 @@ def period_meter(*, deployment: Deployment, start: datetime, end: datetime) -> M
     snapshot = predicted_snapshot(deployment, end)
     utilization = None
     if snapshot is not None and snapshot.throughput_per_s > 0:
-        utilization = (served_per_accelerator_s / Decimal(str(snapshot.throughput_per_s))).quantize(
-            UTILIZATION_QUANTUM, rounding=ROUND_HALF_UP
+        utilization = costing.rounded(
+            served_per_accelerator_s / Decimal(str(snapshot.throughput_per_s)), UTILIZATION_QUANTUM
         )
     period = MeteredPeriod.objects.create(
         deployment=deployment, start=start, end=end, requests=requests,
         prompt_tokens=tokens.get("prompt_tokens"), generation_tokens=tokens.get("generation_tokens"),
         unit=unit, units_served=units, counters=reads, price=offer.price, assumptions=offer.assumptions,
         usd_per_accelerator_hour=per_accelerator_hourly,
-        cost_usd=cost_usd.quantize(costing.HOURLY_QUANTUM, rounding=ROUND_HALF_UP),
+        cost_usd=costing.rounded(cost_usd, costing.HOURLY_QUANTUM),
         cost_per_million_units_usd=per_million, predicted=snapshot,
         predicted_cost_per_million_units_usd=snapshot.cost_per_million_usd if snapshot else None,
         utilization=utilization,
