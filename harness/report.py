@@ -4,12 +4,37 @@ from __future__ import annotations
 
 from .scenarios import PointResult
 from .scenarios.loadgen_run import throughput_of
-from .stats import loadgen_latency_ms, split_summary_ms
+from .stats import NS_PER_MS, loadgen_latency_ms, p99_index, split_summary_ms
 
 
 def _histogram(point: PointResult) -> dict[str, int] | None:
     counts = {str(size): int(n) for size, n in sorted(point.sut.batch_sizes.items()) if n}
     return counts or None
+
+
+def p99_request_ms(point: PointResult) -> dict | None:
+    """The SUT's own split of the one request at the p99 of its end-to-end times (nearest rank, LoadGen's
+    convention), so that the parts of that request add up to its whole; None where the SUT does not time
+    requests one by one (Offline times batches, an endpoint's server is another process)."""
+    sut = point.sut
+    e2e = sut.end_to_end_ns
+    if not e2e or len(sut.compute_ns) != len(e2e):
+        return None
+    index = p99_index(e2e)
+
+    def part(values: list[int]) -> float | None:
+        return values[index] / NS_PER_MS if len(values) == len(e2e) else None
+
+    batch_sizes = sut.request_batch_sizes
+    return {
+        "end_to_end": e2e[index] / NS_PER_MS,
+        "queue_wait": part(sut.queue_wait_ns),
+        "batch_formation": part(sut.batch_formation_ns),
+        "h2d": part(sut.h2d_ns),
+        "compute": part(sut.compute_ns),
+        "d2h": part(sut.d2h_ns),
+        "batch_size": batch_sizes[index] if len(batch_sizes) == len(e2e) else point.batch_size,
+    }
 
 
 def _optional_latency(latency_ns: dict) -> dict | None:
@@ -69,6 +94,7 @@ def point_payload(point: PointResult) -> dict:
         "h2d_ms": split_summary_ms(point.sut.h2d_ns),
         "d2h_ms": split_summary_ms(point.sut.d2h_ns),
         "end_to_end_ms": split_summary_ms(point.sut.end_to_end_ns),
+        "p99_request_ms": p99_request_ms(point),
         "batch_size_histogram": _histogram(point),
         "llm": llm,
         "power_w_mean": energy.power_w_mean,

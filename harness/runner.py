@@ -22,6 +22,7 @@ from .accuracy import check_accuracy
 from .backends import Backend, check_support, get_backend_class
 from .backends.base import OutsideProfile
 from .backends.eager import EagerBackend
+from .operator_profile import profile_one_batch, profiled_batch_size
 from .result import dumps_result
 from .rounds import point_from_rounds
 from .scenarios import Engine, PointResult, RunSettings, Scenario, get_scenario
@@ -281,6 +282,9 @@ def finish_item(prepared: PreparedItem) -> dict:
     item, workload = prepared.item, prepared.workload
     points = [point_from_rounds(prepared.scenario, prepared.measured[n], item.settings)
               for n in range(len(prepared.labels))]  # fmt: skip
+    # One batch under torch.profiler, after every measured round: its overhead never reaches a timed window.
+    with _intra_op_threads(item.settings):
+        profile = profile_one_batch(prepared.engine, profiled_batch_size(points))
     prepared.backend.close()
     payload = {
         "schema": SCHEMA_ID,
@@ -306,6 +310,7 @@ def finish_item(prepared: PreparedItem) -> dict:
         "accuracy": prepared.accuracy,
         "telemetry": prepared.telemetry.summary(),
         "points": points,
+        "profile": profile,
     }
     text = dumps_result(payload)
     prepared.out_dir.mkdir(parents=True, exist_ok=True)

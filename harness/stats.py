@@ -20,6 +20,14 @@ def percentile(sorted_values: Sequence[float], fraction: float) -> float:
     return float(sorted_values[index])
 
 
+def p99_index(values: Sequence[float]) -> int:
+    """The index (into ``values``, unsorted) of the value at their p99 by LoadGen's convention (``percentile``)."""
+    if not values:
+        raise ValueError("no samples")
+    order = sorted(range(len(values)), key=values.__getitem__)
+    return order[min(len(values) - 1, math.floor(len(values) * 0.99))]
+
+
 def split_summary_ms(values_ns: Sequence[int]) -> dict | None:
     """{"mean", "p50", "p99"} in ms for one component of the SUT's split (None when empty)."""
     if not values_ns:

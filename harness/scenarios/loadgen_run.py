@@ -30,6 +30,8 @@ class SutRecord:
     compute_ns: list[int] = field(default_factory=list)
     d2h_ns: list[int] = field(default_factory=list)
     end_to_end_ns: list[int] = field(default_factory=list)
+    # The size of the batch each request of ``end_to_end_ns`` ran in (the Server's batcher; empty elsewhere).
+    request_batch_sizes: list[int] = field(default_factory=list)
     batch_sizes: Counter = field(default_factory=Counter)
     samples: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)

@@ -80,6 +80,7 @@ def run_server(
         record.batch_formation_ns.append(r.batch_formation_ns)
         record.compute_ns.append(r.compute_ns)
         record.end_to_end_ns.append(r.end_to_end_ns)
+        record.request_batch_sizes.append(r.batch_size)
         if r.h2d_ns is not None:
             record.h2d_ns.append(r.h2d_ns)
             record.d2h_ns.append(r.d2h_ns)
