@@ -363,6 +363,48 @@ def latency_budget(points) -> go.Figure:
     return fig
 
 
+LAYER_COLORS = {"compute": "#3a6ea5", "memory": "#7aa6d6", "batching/queue": "#c8553d", "transport": "#e0a030",
+                "unsplit": "#999999"}  # fmt: skip
+
+
+def latency_layers_pareto(split, point_label: str) -> go.Figure:
+    """Where one point's p99 goes (harness.latency_layers): one bar per part, largest first, coloured by layer,
+    and the cumulative share of the p99 as a line on a second axis (the Pareto chart). The bars add up to the
+    p99; each hover names the part's source and whether it was measured or apportioned."""
+    rows = split.pareto()
+    fig = _figure(
+        f"Where the p99 goes at {point_label}: {split.p99_ms:,.3f} ms, the sum of its parts",
+        x_title="Part of the p99, largest first", y_title="Time in the p99 (ms)",
+    )  # fmt: skip
+    shown_layers = set()
+    for row in rows:
+        layer = row["layer"]
+        fig.add_bar(
+            x=[row["name"]], y=[row["ms"]], name=layer, legendgroup=layer, showlegend=layer not in shown_layers,
+            marker_color=LAYER_COLORS.get(layer, "#999999"),
+            customdata=[[row["share"], "measured" if row["measured"] else "apportioned", row["source"]]],
+            hovertemplate="%{x}: %{y:,.4f} ms (%{customdata[0]:.1%} of p99)<br>%{customdata[1]}: %{customdata[2]}"
+            "<extra>" + layer + "</extra>",
+        )  # fmt: skip
+        shown_layers.add(layer)
+    fig.add_scatter(
+        x=[row["name"] for row in rows], y=[row["cumulative_share"] for row in rows], mode="lines+markers",
+        name="cumulative share of p99", yaxis="y2", line={"color": "#333333"},
+        hovertemplate="up to %{x}: %{y:.1%} of p99<extra></extra>",
+    )  # fmt: skip
+    fig.update_layout(
+        barmode="group", bargap=0.15,
+        yaxis2={"title": "Cumulative share of p99", "overlaying": "y", "side": "right", "range": [0, 1.05],
+                "tickformat": ".0%", "dtick": 0.25, "showgrid": False},
+        xaxis={"categoryorder": "array", "categoryarray": [row["name"] for row in rows], "tickangle": -20,
+               "automargin": True},
+        margin={**LAYOUT["margin"], "r": 70, "b": 150},
+        height=460,
+    )  # fmt: skip
+    fig.update_yaxes(rangemode="tozero", tickformat=",.3f", selector={"anchor": "x"})
+    return fig
+
+
 def point_power(points) -> go.Figure:
     """Mean power at each point, in measurement order (the harness samples power per point)."""
     measured = [p for p in points if p.power_w_mean is not None]

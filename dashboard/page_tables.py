@@ -109,6 +109,21 @@ def endpoint_points_table(points) -> Table:
     return Table("endpoint", "Endpoint: client and server timing", columns, points, empty="No endpoint points.")
 
 
+def latency_layers_table(split) -> Table:
+    """The Pareto chart's figures: each part of the p99, largest first, with its layer, share, running share,
+    and whether it was measured for the p99 request or apportioned, and from what."""
+    columns = [
+        Column("Part", lambda r: r["name"]),
+        Column("Layer", lambda r: r["layer"]),
+        Column("Time in p99 (ms)", lambda r: r["ms"], "ms"),
+        Column("Share of p99 (%)", lambda r: 100 * r["share"], "number"),
+        Column("Cumulative share (%)", lambda r: 100 * r["cumulative_share"], "number"),
+        Column("Measured or apportioned", lambda r: "measured" if r["measured"] else "apportioned"),
+        Column("Source", lambda r: r["source"]),
+    ]
+    return Table("latency_layers", "Where the p99 goes", columns, split.pareto(), empty="No latency split.")
+
+
 def key_value_table(name: str, title: str, mapping: dict) -> Table:
     rows = sorted((mapping or {}).items())
     columns = [Column("Key", lambda kv: kv[0]), Column("Value", lambda kv: kv[1] if kv[1] is not None else "")]

@@ -16,6 +16,8 @@ from accounting.pricing.money import usd_text
 from accounting.provenance import origin_label, published_label, published_of
 from accounting.sla import Sla
 from hardware_catalog.models import Accelerator, Price
+from harness.latency_layers import LatencyLayers
+from results.latency_layers import NoLatencyLayers, point_latency_layers
 from results.models import BenchmarkRun, OperatingPoint
 from results.point_logs import with_log_flags
 
@@ -64,6 +66,8 @@ class RunPage:
     unit: str = "inferences"  # of `throughput_per_s`
     throughput_per_s: dict[int, float | None] = field(default_factory=dict)  # per accelerator, by point index
     published: PublishedFigure | None = None
+    # The focus point's p99 split into layers (results.latency_layers); None for a published result.
+    layers: LatencyLayers | None = None
 
 
 def shown_throughput(points, workload, *, endpoint: bool = False) -> tuple[str, dict[int, float | None]]:
@@ -104,9 +108,15 @@ def run_page(run_id, *, sla: Sla | None = None, point_index=None) -> RunPage:
             division=record.division, submitter=record.submitter, system=record.system_name or record.system,
             source_path=record.source_path, availability=record.availability,
         )  # fmt: skip
+    layers = None
+    if focus is not None and record is None:
+        try:
+            layers = point_latency_layers(run, focus.index)
+        except NoLatencyLayers:
+            layers = None
     return RunPage(
         run, points, sla.p99_ms, sla, chosen, reason, focus, nvml, unavailable, unit.replace("_", " "), throughput,
-        published,
+        published, layers,
     )  # fmt: skip
 
 

@@ -236,6 +236,10 @@ def run_detail(request, run_id):
         )  # published results state no budget: no empty chart
         if run.scenario == "server" and not endpoint and budget_measured:
             charts["budget"] = figures.render(figures.latency_budget(page.points), "budget-chart")
+        if page.layers is not None and page.focus is not None:
+            charts["layers"] = figures.render(
+                figures.latency_layers_pareto(page.layers, page.focus.label), "latency-layers-chart"
+            )
         if any(point.power_w_mean is not None for point in page.points):
             charts["power"] = figures.render(figures.point_power(page.points), "power-chart")
     tables = [
@@ -254,6 +258,7 @@ def run_detail(request, run_id):
             if endpoint
             else []
         ),
+        *([page_tables.latency_layers_table(page.layers)] if page.layers is not None else []),
         page_tables.key_value_table("environment", "Environment", run.environment),
         page_tables.key_value_table("settings", "Settings", run.settings),
         page_tables.key_value_table("telemetry", "Telemetry summary", _flat_telemetry(run.telemetry)),

@@ -267,8 +267,10 @@ def _endpoint(point: dict, p99: float) -> LatencyLayers:
     per_request = "(Prometheus sum / count over the point's requests) / the client's mean end-to-end x its p99"
     means = [(name, layer, ms, f"apportioned: {source}'s mean {name.removeprefix('server ')} {per_request}")
              for name, layer, ms in stages]  # fmt: skip
-    means.append(("server: scheduling and the rest of its own time", QUEUE, max(0.0, float(own) - staged),
-                  f"apportioned: {source}'s own mean time less its timed stages {per_request}"))  # fmt: skip
+    # vLLM's end-to-end less its queue and inference is tokenising the prompt and processing the output;
+    # Triton's, reading inputs and writing outputs: the server's side of serialisation.
+    means.append(("server: input and output processing", TRANSPORT, max(0.0, float(own) - staged),
+                  f"apportioned: {source}'s own mean time less its queue and compute {per_request}"))  # fmt: skip
     means.append(("transport and serialisation", TRANSPORT, whole - max(float(own), staged),
                   f"apportioned: the client's mean end-to-end less {source}'s own mean time, / the client's mean "
                   "x its p99"))  # fmt: skip

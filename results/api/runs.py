@@ -13,8 +13,10 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
+from ..latency_layers import NoLatencyLayers, run_latency_layers
 from ..models import BenchmarkRun, OperatingPoint, PublishedResult
 from ..point_logs import LOG_KINDS, has_log, log_download, with_log_flags
+from .latency_serializers import RunLatencyLayersSerializer, latency_layers_data
 
 
 class UTCIsoDateTimeField(django_filters.fields.IsoDateTimeField):
@@ -158,6 +160,27 @@ class RunViewSet(viewsets.ReadOnlyModelViewSet):
         """LoadGen's summary or detail log of one operating point of the run, as LoadGen wrote it."""
         run = self.get_object()  # the run's own permissions and 404
         return log_download(run.pk, int(index), kind)
+
+    @extend_schema(
+        responses={
+            200: RunLatencyLayersSerializer,
+            404: OpenApiResponse(description="No such run"),
+            409: OpenApiResponse(description="A published result: no per-request timing to split"),
+        },
+    )
+    @action(detail=True, url_path="latency-layers", url_name="latency-layers", filter_backends=[],
+            pagination_class=None)  # fmt: skip
+    def latency_layers(self, request, pk=None):
+        """Where each point's p99 goes: split into compute, memory, batching/queue and transport, the parts adding
+        up to the p99, each with its source (measured for the p99 request, or apportioned): the run page's Pareto
+        chart. Rules: harness.latency_layers."""
+        run = self.get_object()
+        try:
+            splits = run_latency_layers(run)
+        except NoLatencyLayers as exc:
+            return Response({"detail": str(exc)}, status=409)
+        labels = [point.label for point in run.points.all()]
+        return Response(RunLatencyLayersSerializer(latency_layers_data(run, splits, labels)).data)
 
     def finalize_response(self, request, response, *args, **kwargs):
         """An error of the log download (401, 404...) is JSON like every API error, not the plain-text

@@ -36,6 +36,7 @@ LATENCY_BLOCKS = (
     "h2d_ms",
     "d2h_ms",
     "end_to_end_ms",
+    "p99_request_ms",
 )
 
 
@@ -99,7 +100,8 @@ def as_measured_on(payload: dict, device_name: str, throughput_x: float, latency
         for block in LATENCY_BLOCKS:
             if isinstance(point.get(block), dict):
                 point[block] = {
-                    k: (v * latency_x if isinstance(v, int | float) else v) for k, v in point[block].items()
+                    k: (v * latency_x if isinstance(v, int | float) and k != "batch_size" else v)
+                    for k, v in point[block].items()
                 }
     return variant
 

@@ -107,8 +107,8 @@ def test_an_llm_reads_its_weights_once_per_output_token():
 
 def test_an_endpoints_p99_is_split_by_the_servers_mean_stages_against_the_clients_mean():
     # Client: mean 100 ms, p99 150 ms. vLLM: queue 10, prefill 20, decode 50, its own e2e 85 ms (so 5 ms of it
-    # in no stage: scheduling and the rest), transport and serialisation 100 - 85 = 15 ms. Scale 150 / 100:
-    # decode 75, prefill 30, transport 22.5, queue 15, scheduling 7.5; sum 150.
+    # in no stage: its input and output processing), transport and serialisation 100 - 85 = 15 ms. Scale
+    # 150 / 100: decode 75, prefill 30, transport 22.5, queue 15, input and output processing 7.5; sum 150.
     server = {"source": "vllm", "queue_ms_mean": 10.0, "compute_ms_mean": 70.0, "prefill_ms_mean": 20.0,
               "decode_ms_mean": 50.0, "e2e_ms_mean": 85.0, "timed_stages": ["e2e"], "timed_ms_mean": 85.0}  # fmt: skip
     point = {"latency_ms": {"p99": 150.0, "mean": 100.0},
@@ -117,7 +117,7 @@ def test_an_endpoints_p99_is_split_by_the_servers_mean_stages_against_the_client
 
     assert [(p.name, p.layer) for p in split.parts] == [
         ("server decode", COMPUTE), ("server prefill", COMPUTE), ("transport and serialisation", TRANSPORT),
-        ("server queue", QUEUE), ("server: scheduling and the rest of its own time", QUEUE),
+        ("server queue", QUEUE), ("server: input and output processing", TRANSPORT),
     ]  # fmt: skip
     assert [p.ms for p in split.parts] == pytest.approx([75.0, 30.0, 22.5, 15.0, 7.5])
     assert split.sum_ms == pytest.approx(150.0, rel=SUM_TOLERANCE)
