@@ -50,7 +50,12 @@ def test_it_splits_a_harness_runs_p99_into_parts_that_add_up_to_it(api, catalog,
     assert answer["workload"] == "tabular-tiny" and answer["scenario"] == "single-stream"
     _assert_parts_add_up(answer, run)
     point = answer["points"][0]
-    assert point["method"].startswith("measured: the split of the SUT's request at its p99")
+    # The SUT's clock stops after LoadGen's completion call returns, LoadGen's inside it: in single-stream the SUT's
+    # p99 request can come out a few microseconds longer than LoadGen's p99 (seen: 6.528 against 6.523 ms), and
+    # its parts are then scaled to the p99, said so.
+    assert point["method"].startswith(
+        ("measured: the split of the SUT's request at its p99", "apportioned: the SUT's p99 request")
+    )
     assert {"compute", "transport"} <= set(point["layers_ms"])
     assert point["operators"] and point["operators"][0]["name"].startswith("aten::")
     # Measured on this CPU: the catalog states no memory bandwidth for a CPU slice, and the answer says so.
