@@ -166,6 +166,22 @@ class UtilizationAssumedField(serializers.CharField):
         return utilization_assumed(value)
 
 
+class EmptyReasonField(serializers.CharField):
+    """Why the answer has no row (accounting.empty_answers), as the view put it in the serializer's context
+    (``empty_reason``); null when it has rows. A field added beside the rows: clients that ignore it read the same."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault(
+            "help_text",
+            "Why the answer has no row, in words (nothing stored, none by as_of, no price in force then, every one "
+            "outside the SLA ...); null when it has rows. Also sent as the X-Empty-Reason header.",
+        )
+        super().__init__(source="*", read_only=True, allow_null=True, **kwargs)
+
+    def to_representation(self, value) -> str | None:
+        return self.context.get("empty_reason")
+
+
 class WorkloadSerializer(serializers.Serializer):
     id = serializers.CharField()
     title = serializers.CharField()
@@ -305,6 +321,7 @@ class RankingSerializer(serializers.Serializer):
     as_of = serializers.DateTimeField()
     rows = RankingRowSerializer(many=True)
     infeasible = InfeasibleRowSerializer(many=True)
+    empty_reason = EmptyReasonField()
 
     def get_currency(self, obj) -> str:
         return "USD"

@@ -6,6 +6,7 @@ from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounting.api.empty import EMPTY_REASON_RESPONSE_HEADER, with_empty_reason
 from accounting.api.ranking_serializers import (
     CostSeriesQuerySerializer,
     CostSnapshotSerializer,
@@ -15,7 +16,9 @@ from accounting.api.ranking_serializers import (
 from accounting.api.renderers import RankingCSVRenderer
 from accounting.api.serving_views import ServingRankingView
 from accounting.api.validation import refused_as_400, validated
+from accounting.empty_answers import why_empty
 from accounting.policy import ParameterError
+from accounting.question import CostQuestion
 from accounting.rankings.cache import cached
 from accounting.rankings.ranking import cost_series, rank
 
@@ -33,21 +36,31 @@ class RankingView(APIView):
     `workload` names it (default: the reference workload of `model_class`; the response names it). LLM
     workloads are costed per 1M output tokens (and per 1M total tokens) under TTFT/TPOT p99 bounds; other
     workloads under a whole-request p99 bound. `?format=csv` returns the same ranking as CSV. Hardware
-    that cannot meet the SLA, or has no price of the kind in force, is listed under `infeasible` with the reason.
+    that cannot meet the SLA, or has no price of the kind in force, is listed under `infeasible` with the reason;
+    an answer with no row says why in `empty_reason` (and the X-Empty-Reason header).
     """
 
     permission_classes = [IsAuthenticated]
     renderer_classes = [JSONRenderer, BrowsableAPIRenderer, RankingCSVRenderer]
 
-    @extend_schema(parameters=[RankingQuerySerializer, LEGACY_INTERACTIVITY_PARAMETER], responses=RankingSerializer)
+    @extend_schema(
+        parameters=[RankingQuerySerializer, LEGACY_INTERACTIVITY_PARAMETER, EMPTY_REASON_RESPONSE_HEADER],
+        responses=RankingSerializer,
+    )
     def get(self, request):
         question = validated(RankingQuerySerializer, request.query_params)["question"]
         with refused_as_400(ParameterError):
-            data = cached({"engine": "ranking", **question.cache_key()}, lambda: RankingSerializer(rank(question)).data)
-        response = Response(data)
+            data = cached({"engine": "ranking", **question.cache_key()}, lambda: ranking_data(question))
+        response = with_empty_reason(Response(data), data["empty_reason"])
         if request.accepted_renderer.format == "csv":
             response["Content-Disposition"] = f'attachment; filename="ranking-{data["workload"]["id"]}.csv"'
         return response
+
+
+def ranking_data(question: CostQuestion) -> dict:
+    """The serialized ranking for the question, saying why when it has no row (what the cache stores)."""
+    result = rank(question)
+    return RankingSerializer(result, context={"empty_reason": why_empty(question, result)}).data
 
 
 _ranking_view = RankingView.as_view()

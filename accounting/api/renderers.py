@@ -54,6 +54,9 @@ class RankingCSVRenderer(BaseRenderer):
                  "workload": data["workload"]["id"], "latency_p99_ms": row["best_latency_p99_ms"],
                  "reason": row["reason"]}
             ))  # fmt: skip
+        if data.get("empty_reason"):  # no row: one line saying why (accounting.empty_answers)
+            writer.writerow(safe_dict({"status": "empty", "workload": data["workload"]["id"], **assumed,
+                                       "reason": data["empty_reason"]}))  # fmt: skip
         return out.getvalue().encode(self.charset)
 
 

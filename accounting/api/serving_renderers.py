@@ -38,6 +38,9 @@ class ServingRankingCSVRenderer(BaseRenderer):
         for row in data["refused"]:
             writer.writerow(safe_dict({**_front(row), "status": "refused", "reason": row["reason"],
                                        "target_interactivity_tps_per_user": target}))  # fmt: skip
+        if data.get("empty_reason"):  # no row: one line saying why (accounting.empty_answers)
+            writer.writerow(safe_dict({"status": "empty", "target_interactivity_tps_per_user": target, **assumed,
+                                       "reason": data["empty_reason"]}))  # fmt: skip
         return out.getvalue().encode(self.charset)
 
 

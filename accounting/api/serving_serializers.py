@@ -10,6 +10,7 @@ from accounting.api.ranking_serializers import (
     AcceleratorRefSerializer,
     AsksCostQuestion,
     AsOfField,
+    EmptyReasonField,
     OfferFiltersMixin,
     PublishedQueryMixin,
     UtilizationAssumedField,
@@ -181,6 +182,7 @@ class ServingRankingSerializer(serializers.Serializer):
     interval_method = serializers.CharField()
     rows = ServingRowSerializer(many=True)
     refused = ServingRefusalSerializer(many=True)
+    empty_reason = EmptyReasonField()
 
     def get_currency(self, obj) -> str:
         return "USD"

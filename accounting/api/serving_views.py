@@ -6,6 +6,7 @@ from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounting.api.empty import EMPTY_REASON_RESPONSE_HEADER, with_empty_reason
 from accounting.api.serving_renderers import ServingRankingCSVRenderer
 from accounting.api.serving_serializers import (
     FrontSerializer,
@@ -18,10 +19,13 @@ from accounting.api.serving_serializers import (
     ServingSeriesQuerySerializer,
 )
 from accounting.api.validation import refused_as_400, validated
+from accounting.empty_answers import why_empty, why_no_fronts
+from accounting.question import CostQuestion
 from accounting.rankings.cache import cached
 from accounting.serving.planning import cost_series_at, plan
 from accounting.serving.points import fronts, llm_workload
 from accounting.serving.ranking import read_serving
+from workloads import registry
 
 
 def _llm_question(serializer_class, data) -> dict:
@@ -39,38 +43,53 @@ def serving_ranking_response(request) -> Response:
     params = _llm_question(ServingQuerySerializer, request.query_params)
     question = params["question"]
     with refused_as_400(ValueError):
-        data = cached(
-            {"engine": "serving", **question.cache_key()}, lambda: ServingRankingSerializer(read_serving(question)).data
-        )
-    response = Response(data)
+        data = cached({"engine": "serving", **question.cache_key()}, lambda: serving_ranking_data(question))
+    response = with_empty_reason(Response(data), data["empty_reason"])
     if request.accepted_renderer.format == "csv":
         response["Content-Disposition"] = f'attachment; filename="serving-ranking-{params["workload"]}.csv"'
     return response
 
 
+def serving_ranking_data(question: CostQuestion) -> dict:
+    """The serialized serving ranking for the question, saying why when it has no row (what the cache stores)."""
+    result = read_serving(question)
+    return ServingRankingSerializer(result, context={"empty_reason": why_empty(question, result)}).data
+
+
 class ServingRankingView(APIView):
     """LLM hardware by cost per 1M output tokens at a target interactivity (tokens/s per user), read along
     each front by monotone interpolation; each row names the two measured points it lies between, and
-    fronts that do not reach the target are listed under `refused` with the reason. `?format=csv` for finance."""
+    fronts that do not reach the target are listed under `refused` with the reason; an answer with no row says
+    why in `empty_reason` (and the X-Empty-Reason header). `?format=csv` for finance."""
 
     permission_classes = [IsAuthenticated]
     renderer_classes = [JSONRenderer, BrowsableAPIRenderer, ServingRankingCSVRenderer]
 
-    @extend_schema(parameters=[ServingQuerySerializer], responses=ServingRankingSerializer)
+    @extend_schema(
+        parameters=[ServingQuerySerializer, EMPTY_REASON_RESPONSE_HEADER], responses=ServingRankingSerializer
+    )
     def get(self, request):
         return serving_ranking_response(request)
 
 
 class ServingFrontsView(APIView):
     """Every front of an LLM workload: throughput per accelerator against interactivity per (accelerator,
-    backend, precision, origin), with every point left off a front and the reason."""
+    backend, precision, origin), with every point left off a front and the reason. An empty list says why in the
+    X-Empty-Reason header (the answer stays a list)."""
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(parameters=[FrontsQuerySerializer], responses=FrontSerializer(many=True))
+    @extend_schema(
+        parameters=[FrontsQuerySerializer, EMPTY_REASON_RESPONSE_HEADER], responses=FrontSerializer(many=True)
+    )
     def get(self, request):
         params = _llm_question(FrontsQuerySerializer, request.query_params)
-        return Response(FrontSerializer(fronts(**params), many=True).data)
+        found = fronts(**params)
+        reason = None
+        if not found:
+            asked = {name: value for name, value in params.items() if name != "workload"}
+            reason = why_no_fronts(registry.get(params["workload"]), **asked)
+        return with_empty_reason(Response(FrontSerializer(found, many=True).data), reason)
 
 
 class ServingPlanView(APIView):

@@ -1,0 +1,23 @@
+"""An empty answer says why: the reason (accounting.empty_answers) in the body where the answer is an object
+(`empty_reason`), and in the X-Empty-Reason header on every answer, lists included (docs/accounting.md)."""
+
+from drf_spectacular.utils import OpenApiParameter
+
+EMPTY_REASON_HEADER = "X-Empty-Reason"
+
+EMPTY_REASON_RESPONSE_HEADER = OpenApiParameter(
+    EMPTY_REASON_HEADER,
+    str,
+    location=OpenApiParameter.HEADER,
+    response=True,
+    description="Sent only when the answer has nothing to show: why, in words (no result stored, none by as_of, "
+    "no price in force then, every one outside the SLA ...).",
+)
+
+
+def with_empty_reason(response, reason: str | None):
+    """The response, with the X-Empty-Reason header when there is a reason (an empty answer)."""
+    if reason:
+        # Header values travel as Latin-1: anything else is replaced, the body keeps the exact text.
+        response[EMPTY_REASON_HEADER] = reason.encode("latin-1", "replace").decode("latin-1")
+    return response
