@@ -225,3 +225,19 @@ def _left_out(question: CostQuestion, left_out: list, priced: int) -> str:
     reasons = Counter(reason for _, reason in left_out)
     said = "; ".join(f"{reason} ({count})" for reason, count in reasons.most_common())
     return f"all {len(left_out)} results with a {question.price_kind} price in force are left out: {said}"
+
+
+def why_no_snapshots(snapshots, *, as_of: datetime | None, what: str) -> str:
+    """Why a cost history shows nothing: ``snapshots`` is the history asked for before ``as_of`` is applied (a
+    CostSnapshot queryset), ``what`` names it ("NVIDIA H100 on resnet50, cloud_on_demand prices")."""
+    if as_of is not None:
+        earliest = snapshots.aggregate(earliest=Min("effective_at"))["earliest"]
+        if earliest is not None and earliest > as_of:
+            return (
+                f"no cost of {what} was in effect on or before {moment_text(as_of)}: the earliest is from "
+                f"{_earliest_text(earliest, as_of)}"
+            )
+    return (
+        f"no cost of {what} is recorded: one is recorded when a run that counts is stored for hardware with a price "
+        "of the kind, and when a price arrives for hardware with such runs"
+    )

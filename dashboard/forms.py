@@ -10,6 +10,7 @@ from accounting.coverage import Coverage
 from accounting.policy import DEFAULT_PUBLISHED, Published
 from accounting.pricing.utilization import default_utilization
 from hardware_catalog.models import PriceKind
+from hardware_catalog.selectors import parse_as_of
 
 
 def model_class_choices():
@@ -73,6 +74,24 @@ def published_choices():
     return [(choice.value, f"{choice.value}: {choice.description}") for choice in Published]
 
 
+class AsOfField(forms.CharField):
+    """The page's `as_of`: a date (the end of that day, UTC) or an ISO-8601 date-time, as the API reads it
+    (hardware_catalog.selectors.parse_as_of); empty = now. Cleaned to an aware UTC datetime, or None."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("label", "As of (YYYY-MM-DD, empty = now)")
+        super().__init__(required=False, max_length=40, **kwargs)
+
+    def clean(self, value):
+        text = super().clean(value)
+        if not text:
+            return None
+        try:
+            return parse_as_of(text)
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
+
+
 def _bound(label):
     return forms.DecimalField(label=label, min_value=Decimal("0.001"), max_digits=12, decimal_places=3, required=False)
 
@@ -103,6 +122,7 @@ class OverviewForm(ShowsAppliedValues):
     tpot_p99_ms = _bound("LLM TPOT p99 (ms)")
     price_kind = forms.ChoiceField(choices=PriceKind.choices, initial=PriceKind.CLOUD_ON_DEMAND)
     utilization = utilization_field()
+    as_of = AsOfField()
 
     def __init__(self, data, *, coverage: dict[str, Coverage] | None = None, **kwargs):
         super().__init__(data, **kwargs)
@@ -117,6 +137,7 @@ class TrendsForm(ShowsAppliedValues):
         label="SLA p99 (ms), empty = best throughput", min_value=Decimal("0.001"), required=False
     )
     accelerators = forms.MultipleChoiceField(choices=(), required=False, widget=forms.CheckboxSelectMultiple)
+    as_of = AsOfField()
 
     def __init__(self, data, *, workloads, accelerators, **kwargs):
         super().__init__(data, **kwargs)
@@ -155,6 +176,7 @@ class CompareForm(ShowsAppliedValues):
     )
     utilization = utilization_field()
     scenario = forms.ChoiceField(choices=(), required=False)
+    as_of = AsOfField()
 
     def __init__(self, data, *, accelerators, scenarios=(), **kwargs):
         super().__init__(data, **kwargs)

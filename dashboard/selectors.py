@@ -4,6 +4,7 @@ Costs come from accounting (rankings, snapshots, alarms); this module only fetch
 """
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from decimal import Decimal
 
 from django.db.models import Count
@@ -11,6 +12,7 @@ from django.shortcuts import get_object_or_404
 
 from accounting import policy
 from accounting import sla as sla_rule
+from accounting.empty_answers import why_no_snapshots
 from accounting.models import CostAlarm, CostSnapshot
 from accounting.pricing.money import usd_text
 from accounting.provenance import origin_label, published_label, published_of
@@ -133,13 +135,17 @@ class HardwarePage:
     # The page answers for one workload at a time: {workload: runs of it on this accelerator}, most runs first.
     workloads: dict[str, int] = field(default_factory=dict)
     workload: str | None = None
+    as_of: datetime | None = None  # None: now
+    empty_reason: str = ""  # why the cost history shows nothing (accounting.empty_answers)
 
 
-def hardware_page(accelerator_id, *, price_kind=None, workload=None) -> HardwarePage:
+def hardware_page(accelerator_id, *, price_kind=None, workload=None, as_of=None) -> HardwarePage:
     """One accelerator: its prices, and for ONE workload (asked for, else the one with the most runs on it) its
-    runs and cost over time, so a chart never mixes workloads and the page stays readable."""
+    runs and cost over time, so a chart never mixes workloads and the page stays readable. With ``as_of``, only
+    what was known then: prices in effect from then or before, runs started by then, costs in effect by then."""
     accelerator = get_object_or_404(Accelerator.objects.select_related("priced_as"), pk=accelerator_id)
-    prices = list(Price.objects.for_accelerator(accelerator).order_by("effective_from", "pk"))
+    every_price = list(Price.objects.for_accelerator(accelerator).order_by("effective_from", "pk"))
+    prices = [price for price in every_price if as_of is None or price.effective_from <= as_of]
     counts = accelerator.runs.values("workload_name").annotate(runs=Count("id")).order_by("-runs", "workload_name")
     workloads = {row["workload_name"]: row["runs"] for row in counts}
     chosen_workload = workload if workload in workloads else next(iter(workloads), None)
@@ -149,25 +155,32 @@ def hardware_page(accelerator_id, *, price_kind=None, workload=None) -> Hardware
         .defer(*_HEAVY_RUN_FIELDS)
         .annotate(point_count=Count("points"))
     )
+    if as_of is not None:
+        runs_qs = runs_qs.filter(started_at__lte=as_of)
     runs = list(runs_qs.order_by("-started_at")[:RUNS_SHOWN])
     run_count = sum(workloads.values())
-    kinds = sorted({price.kind for price in prices})
+    kinds = sorted({price.kind for price in every_price})  # a kind priced later still says why it is empty
     chosen_kind = price_kind if price_kind in kinds else ("cloud_on_demand" if "cloud_on_demand" in kinds else None)
     chosen_kind = chosen_kind or (kinds[0] if kinds else None)
-    snapshots = []
+    snapshots, empty_reason = [], ""
     if chosen_kind and chosen_workload:
+        history = CostSnapshot.objects.filter(
+            accelerator=accelerator, price_kind=chosen_kind, workload_name=chosen_workload, **NO_SLA
+        )
+        shown = history.filter(effective_at__lte=as_of) if as_of is not None else history
         snapshots = list(
-            CostSnapshot.objects.filter(
-                accelerator=accelerator, price_kind=chosen_kind, workload_name=chosen_workload, **NO_SLA
-            )
-            .select_related("run", "run__agent", "run__published", "price", "alarm")
+            shown.select_related("run", "run__agent", "run__published", "price", "alarm")
             .defer(*(f"run__{name}" for name in _HEAVY_RUN_FIELDS))
             .order_by("effective_at", "id")[:SNAPSHOTS_SHOWN]
         )
+        if not snapshots:
+            what = f"{accelerator} on {chosen_workload}, {chosen_kind} prices"
+            empty_reason = why_no_snapshots(history, as_of=as_of, what=what)
     series = series_by_unit(snapshots, with_accelerator=False)
     return HardwarePage(
-        accelerator, prices, runs, run_count, snapshots, kinds, chosen_kind, series, workloads, chosen_workload
-    )
+        accelerator, prices, runs, run_count, snapshots, kinds, chosen_kind, series, workloads, chosen_workload,
+        as_of, empty_reason,
+    )  # fmt: skip
 
 
 def series_by_unit(snapshots, *, with_accelerator: bool) -> dict[str, dict[str, list[CostSnapshot]]]:
@@ -222,6 +235,8 @@ class TrendsPage:
     series: dict[str, dict[str, list[CostSnapshot]]]  # by unit of work, then series label
     alarms: list  # AlarmMark
     snapshots: list[CostSnapshot]
+    as_of: datetime | None = None  # None: now
+    empty_reason: str = ""  # why the page draws nothing (accounting.empty_answers)
 
 
 @dataclass(frozen=True)
@@ -244,7 +259,7 @@ def accelerators_with_snapshots() -> list[Accelerator]:
     )
 
 
-def trends_page(*, workload, price_kind, sla_p99_ms, accelerator_ids=None, workloads=None) -> TrendsPage:
+def trends_page(*, workload, price_kind, sla_p99_ms, accelerator_ids=None, workloads=None, as_of=None) -> TrendsPage:
     workloads = workloads if workloads is not None else trend_workloads()
     workload = workload if workload in workloads else (workloads[0] if workloads else None)
     snapshots = CostSnapshot.objects.filter(workload_name=workload, price_kind=price_kind)
@@ -252,6 +267,9 @@ def trends_page(*, workload, price_kind, sla_p99_ms, accelerator_ids=None, workl
     snapshots = snapshots.filter(**(NO_SLA | {"sla_p99_ms": sla_p99_ms}))
     if accelerator_ids:
         snapshots = snapshots.filter(accelerator_id__in=accelerator_ids)
+    history = snapshots
+    if as_of is not None:  # only the costs in effect by then
+        snapshots = snapshots.filter(effective_at__lte=as_of)
     rows = list(
         snapshots.select_related("accelerator", "run", "run__agent", "run__published", "price", "alarm")
         .defer(*(f"run__{name}" for name in _HEAVY_RUN_FIELDS))
@@ -266,7 +284,8 @@ def trends_page(*, workload, price_kind, sla_p99_ms, accelerator_ids=None, workl
             marks.append(
                 AlarmMark(snapshot.effective_at, snapshot.cost_per_million_usd, hover, alarm, label, snapshot.unit)
             )
-    return TrendsPage(workloads, workload, series_by_unit(rows, with_accelerator=True), marks, rows)
+    reason = "" if rows else why_no_snapshots(history, as_of=as_of, what=f"{workload}, {price_kind} prices")
+    return TrendsPage(workloads, workload, series_by_unit(rows, with_accelerator=True), marks, rows, as_of, reason)
 
 
 @dataclass(frozen=True)
@@ -276,12 +295,14 @@ class CompareSide:
     reason: str
 
 
-def configuration_runs(*, workload: str, backend: str, precision: str, accelerator_id=None) -> list:
-    """The latest VALID measured runs of one workload at one backend/precision, accuracy failures included:
-    the verdict must see them."""
+def configuration_runs(*, workload: str, backend: str, precision: str, accelerator_id=None, as_of=None) -> list:
+    """The latest VALID measured runs of one workload at one backend/precision (started by ``as_of``, if given),
+    accuracy failures included: the verdict must see them."""
     runs = BenchmarkRun.objects.measured().filter(
         workload_name=workload, backend=backend, precision=precision, loadgen_valid=True
     )
+    if as_of is not None:
+        runs = runs.filter(started_at__lte=as_of)
     if accelerator_id is not None:
         runs = runs.filter(accelerator_id=accelerator_id)
     latest = BenchmarkRun.objects.filter(id__in=policy.latest_run_ids(runs)).defer("payload")

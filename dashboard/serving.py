@@ -11,6 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
 from accounting import policy
+from accounting.empty_answers import moment_text, why_empty, why_no_fronts
 from accounting.pricing.money import cost_basis_text
 from accounting.provenance import origin_label
 from accounting.question import CostQuestion
@@ -21,7 +22,7 @@ from hardware_catalog.models import PriceKind
 from workloads import registry
 
 from . import figures, serving_figures
-from .forms import ShowsAppliedValues
+from .forms import AsOfField, ShowsAppliedValues
 from .tables import Column, Table, export_context, export_or_none
 
 DEFAULT_WORKLOAD = "llama2-70b-99"
@@ -45,6 +46,7 @@ class ServingForm(ShowsAppliedValues):
     input_tokens_per_request = forms.DecimalField(
         label="Input tokens per request", min_value=Decimal("1"), max_digits=12, decimal_places=1, required=False
     )
+    as_of = AsOfField()
 
 
 def readout_table(ranking) -> Table:
@@ -107,9 +109,9 @@ def serving(request):
     form.is_valid()
     data = form.cleaned_data
     workload = data.get("workload") or DEFAULT_WORKLOAD
-    target = data.get("interactivity_tps_per_user")
+    target, as_of = data.get("interactivity_tps_per_user"), data.get("as_of")
     if target is None:
-        found = best_covered_target(group.front for group in fronts(workload=workload))
+        found = best_covered_target(group.front for group in fronts(workload=workload, as_of=as_of))
         target = None if found is None else Decimal(repr(found))
         if target is not None and not form.errors:
             # The box shows the target the page reads at, so pressing the button untouched keeps the answer.
@@ -118,18 +120,23 @@ def serving(request):
             form = ServingForm(shown)
             form.is_valid()
             target = form.cleaned_data.get("interactivity_tps_per_user") or target
-    context = {"form": form, "workload": llm_workload(workload), "ranking": None, "chart": None, "target": target}
+    spec = llm_workload(workload)
+    context = {"form": form, "workload": spec, "ranking": None, "chart": None, "target": target, "as_of": as_of}
     tables = []
-    if target is not None:
+    if target is None:  # no front to read: say why (nothing stored, none by as_of, ...)
+        context["empty_reason"] = why_no_fronts(spec, as_of=as_of)
+    else:
         question = CostQuestion.ask(  # the one question the page asks (accounting.question)
             workload=workload, price_kind=data.get("price_kind") or PriceKind.CLOUD_ON_DEMAND,
             interactivity_tps_per_user=target, input_tokens_per_request=data.get("input_tokens_per_request"),
+            as_of=as_of,
         )  # fmt: skip
         ranking = read_serving(question)
         tables = [readout_table(ranking), refused_table(ranking)]
         chart = figures.render(serving_figures.serving_fronts(ranking), "serving-chart", height=560)
         missing_total = any(row.basis.costs.total_usd_per_million is None for row in ranking.rows)
-        context.update({"ranking": ranking, "chart": chart, "missing_total": missing_total})
+        context.update({"ranking": ranking, "chart": chart, "missing_total": missing_total,
+                        "empty_reason": why_empty(question, ranking)})  # fmt: skip
     price_kind = data.get("price_kind") or PriceKind.CLOUD_ON_DEMAND
     csv_context = export_context(
         workload=workload,
@@ -138,6 +145,7 @@ def serving(request):
             price_kind, ranking.utilization if target is not None else policy.snapshot_utilization()
         ),
         **{"input tokens per request": data.get("input_tokens_per_request") or "the workload's own"},
+        **({"figures as of": moment_text(as_of)} if as_of else {}),
     )
     export = export_or_none(request, tables, filename_prefix=f"serving-{workload}", context=csv_context)
     if export is not None:

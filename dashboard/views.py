@@ -6,13 +6,14 @@ from functools import partial
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
 from accounting import comparisons, policy
 from accounting.coverage import default_workload, workload_coverage
+from accounting.empty_answers import moment_text, why_empty
 from accounting.errors import FieldError
 from accounting.pricing.money import cost_basis_text
 from accounting.pricing.utilization import default_utilization
@@ -29,7 +30,7 @@ from results.verdict import describe_accuracy
 
 from . import figures, page_tables, selectors
 from .figures import unit_words
-from .forms import CompareForm, EnqueueForm, OverviewForm, TrendsForm
+from .forms import AsOfField, CompareForm, EnqueueForm, OverviewForm, TrendsForm
 from .tables import export_context, export_or_none
 
 
@@ -75,6 +76,19 @@ def _workload_and_sla(request, form, data, *, default=None):
     except policy.ParameterError as exc:
         form.add_error(None, f"{exc.field}: {exc}")
         return workload, policy.reference_sla(workload)
+
+
+def _as_of(request):
+    """(the page's as_of from the query string, or None for now; the error to show for one it cannot read)."""
+    try:
+        return AsOfField().clean(request.GET.get("as_of", "")), ""
+    except ValidationError as exc:
+        return None, f"as_of: {' '.join(exc.messages)}"
+
+
+def _as_of_context(as_of) -> dict:
+    """The CSV export's line for the moment the page answers for (only when one was asked)."""
+    return {"figures as of": moment_text(as_of)} if as_of else {}
 
 
 SLA_CONTROLS = {"p99_ms": "sla_p99_ms", "ttft_p99_ms": "ttft_p99_ms", "tpot_p99_ms": "tpot_p99_ms"}
@@ -141,8 +155,10 @@ def overview(request):
         price_kind=params["price_kind"] or "cloud_on_demand",
         utilization=params["utilization"],  # None: the configured default (accounting.pricing.utilization)
         published=published,
+        as_of=params.get("as_of"),  # None: now
     )
     result = rank(question)
+    empty_reason = why_empty(question, result)
     alarms = selectors.open_alarms()
     agents = list(Agent.objects.order_by("name")[:50])
     jobs = list(Job.objects.select_related("agent").order_by("-created_at")[:10])
@@ -156,6 +172,7 @@ def overview(request):
         figures.render(figures.ranking_bars(result.rows, unit=result.unit), "ranking-chart") if result.rows else None
     )
     context = {"form": form, "ranking": result, "chart": chart, "sla": sla, "published": published,
+               "as_of": question.as_of, "empty_reason": empty_reason,
                "coverage": coverage.get(workload.id), "sla_links": _standard_sla_links(request, workload, sla),
                "reference_sla": policy.reference_sla(workload)}  # fmt: skip
     csv_context = export_context(
@@ -163,6 +180,7 @@ def overview(request):
         sla=str(sla),
         cost_basis=cost_basis_text(result.price_kind, result.utilization),
         **{"published results": f"{published.value}: {published.description}"},
+        **_as_of_context(question.as_of),
     )
     return _page(request, "dashboard/overview.html", context, tables=tables, filename=f"overview-{workload.id}",
                  export_context=csv_context)  # fmt: skip
@@ -170,8 +188,9 @@ def overview(request):
 
 @login_required
 def hardware(request, accelerator_id: int):
+    as_of, as_of_error = _as_of(request)
     page = selectors.hardware_page(
-        accelerator_id, price_kind=request.GET.get("price_kind"), workload=request.GET.get("workload")
+        accelerator_id, price_kind=request.GET.get("price_kind"), workload=request.GET.get("workload"), as_of=as_of
     )
     cloud = [price for price in page.prices if not price.is_purchase]
     purchase = [price for price in page.prices if price.is_purchase]
@@ -197,12 +216,14 @@ def hardware(request, accelerator_id: int):
         page_tables.snapshots_table(page.snapshots),
         page_tables.runs_table(page.runs),
     ]
-    context = {"page": page, "accelerator": page.accelerator, "charts": charts}
+    context = {"page": page, "accelerator": page.accelerator, "charts": charts, "as_of_error": as_of_error,
+               "as_of_shown": request.GET.get("as_of", "")}  # fmt: skip
     csv_context = export_context(
         workload=page.workload or "none measured here",
         sla="no SLA (best throughput)",
         cost_basis=cost_basis_text(page.price_kind, policy.snapshot_utilization()) if page.price_kind else "no prices",
         accelerator=str(page.accelerator),
+        **_as_of_context(as_of),
     )
     return _page(request, "dashboard/hardware.html", context, tables=tables, filename=str(page.accelerator),
                  export_context=csv_context)  # fmt: skip
@@ -322,6 +343,7 @@ def trends(request):
         sla_p99_ms=data.get("sla_p99_ms"),
         accelerator_ids=[int(pk) for pk in data.get("accelerators") or []],
         workloads=workloads,
+        as_of=data.get("as_of"),
     )
     charts = [
         figures.render(
@@ -344,6 +366,7 @@ def trends(request):
         workload=page.workload or "none",
         sla=str(Sla(p99_ms=sla_p99_ms)) if sla_p99_ms else "no SLA (best throughput)",
         cost_basis=cost_basis_text(price_kind, policy.snapshot_utilization()),
+        **_as_of_context(data.get("as_of")),
     )
     return _page(request, "dashboard/trends.html", context, tables=tables, filename=f"trends-{page.workload}",
                  export_context=csv_context)  # fmt: skip
@@ -397,6 +420,7 @@ def compare(request):
                 sla=str(sla),
                 cost_basis=cost_basis_text(data["price_kind"], context.get("utilization") or _utilization(data)),
                 **{"annual volume (units of work)": data["annual_volume"]},
+                **_as_of_context(data.get("as_of")),
             )
     return _page(request, "dashboard/compare.html", context, tables=tables, filename="compare",
                  export_context=csv_context)  # fmt: skip
@@ -419,16 +443,20 @@ def _scenario_links(request, shared: tuple[str, ...], applied: str) -> list[dict
 
 def _comparison(data, workload, sla) -> dict:
     labels = {side: f"{data[f'{side}_backend']}/{data[f'{side}_precision']}" for side in ("before", "after")}
+    as_of = data.get("as_of")  # None: now
     run_sets = {
         side: selectors.configuration_runs(
             workload=workload.id,
             backend=data[f"{side}_backend"],
             precision=data[f"{side}_precision"],
             accelerator_id=data["accelerator"],
+            as_of=as_of,
         )  # fmt: skip
         for side in ("before", "after")
     }
-    reasons = {side: "no eligible runs with this backend and precision" for side, runs in run_sets.items() if not runs}
+    by_then = f" started on or before {moment_text(as_of)}" if as_of else ""
+    missing = f"no eligible runs with this backend and precision{by_then}"
+    reasons = {side: missing for side, runs in run_sets.items() if not runs}
     result = None
     if not reasons:
         try:
@@ -436,6 +464,7 @@ def _comparison(data, workload, sla) -> dict:
                 run_sets["before"], run_sets["after"], no_sla=not sla, sla_p99_ms=sla.p99_ms,
                 ttft_p99_ms=sla.ttft_p99_ms, tpot_p99_ms=sla.tpot_p99_ms, price_kind=data["price_kind"],
                 utilization=data.get("utilization"),  # None: the configured default (accounting.pricing.utilization)
+                as_of=as_of,  # None: now
             )  # fmt: skip
             result = comparisons.compare(
                 question, before=run_sets["before"], after=run_sets["after"], annual_volume=data["annual_volume"],
@@ -449,7 +478,7 @@ def _comparison(data, workload, sla) -> dict:
     ]
     before, after = sides
     context = {"sides": sides, "before": before, "after": after, "sla": sla, "workload": workload,
-               "unit": policy.unit_for(workload)}  # fmt: skip
+               "unit": policy.unit_for(workload), "as_of": as_of}  # fmt: skip
     if result is not None:
         before_usd, after_usd = result.before.cost_per_million_usd, result.after.cost_per_million_usd
         context["verdict"], context["verdict_explanation"] = result.verdict, result.explanation

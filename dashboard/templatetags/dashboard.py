@@ -5,6 +5,7 @@ from decimal import Decimal, InvalidOperation
 from django import template
 
 from accounting import policy
+from accounting.empty_answers import moment_text
 from accounting.pricing.money import usd_text
 from accounting.pricing.utilization import utilization_assumed
 
@@ -100,3 +101,9 @@ def utilization_assumed_filter(value):
 def snapshot_utilization_assumed():
     """What the cost history (snapshots) assumes about utilization, in words."""
     return utilization_assumed(policy.snapshot_utilization())
+
+
+@register.inclusion_tag("dashboard/_as_of.html")
+def as_of_line(as_of, what="Every figure on this page"):
+    """The moment the page answers for: "as of <date>" (runs started and prices in force by then), or now."""
+    return {"as_of": as_of, "text": moment_text(as_of) if as_of else "", "what": what}
