@@ -247,7 +247,7 @@ def _latency_columns(ranking, feasible) -> list[Column]:
     ]
 
 
-def ranking_table(ranking) -> Table:
+def ranking_table(ranking, *, empty_reason: str | None = None) -> Table:
     """Feasible rows in rank order, then the infeasible hardware greyed out with its reason."""
     rows = [{"feasible": True, "row": row, "accelerator": row.accelerator} for row in ranking.rows]
     rows += [{"feasible": False, "row": row, "accelerator": row.accelerator} for row in ranking.infeasible]
@@ -291,7 +291,7 @@ def ranking_table(ranking) -> Table:
         "Ranking",
         columns,
         rows,
-        empty="No runs yet for this model class: run `make run` or enqueue a job.",
+        empty=f"Nothing to rank: {empty_reason}." if empty_reason else "No runs yet: run `make run` or enqueue a job.",
         muted=lambda r: not r["feasible"],
     )
 

@@ -163,7 +163,7 @@ def overview(request):
     agents = list(Agent.objects.order_by("name")[:50])
     jobs = list(Job.objects.select_related("agent").order_by("-created_at")[:10])
     tables = [
-        page_tables.ranking_table(result),
+        page_tables.ranking_table(result, empty_reason=empty_reason),
         page_tables.alarms_table(alarms),
         page_tables.agents_table(agents),
         page_tables.jobs_table(jobs),

@@ -64,3 +64,24 @@ def test_the_shipped_results_read_on_pages_a_person_can_scroll(shipped_data, bro
     page = _visit(browser, f"/runs/{record.run_id}/", "published-run")
     source = page.inner_text("#published-source")
     assert record.round in source and record.submitter in source and record.source_path in source
+
+
+def test_an_as_of_in_the_past_changes_the_answer_or_says_why_it_is_empty(shipped_data, browser):
+    # MLPerf Inference v4.0 (the oldest round shipped) was published on 2024-03-27: on 2024-01-01 nothing had been.
+    now = _visit(browser, "/?workload=resnet50", "as-of-now", min_charts=1)
+    bars_now = _bar_accelerators(now)
+    assert bars_now and "as of now" in now.inner_text("#as-of")
+    page = _visit(browser, "/?workload=resnet50&as_of=2024-01-01", "as-of-2024-01-01")
+    assert "as of 2024-01-01" in page.inner_text("#as-of")
+    assert page.locator("#ranking-chart").count() == 0
+    reason = page.inner_text("#empty-reason")
+    assert "no result of resnet50 that counts started on or before 2024-01-01: the earliest started on" in reason
+    # Between two rounds: fewer results, or prices not yet in force. Either the bars change or the page says why.
+    page = _visit(browser, "/?workload=resnet50&as_of=2024-09-01", "as-of-2024-09-01")
+    assert "as of 2024-09-01" in page.inner_text("#as-of")
+    if page.locator("#ranking-chart").count():
+        assert _bar_accelerators(page) != bars_now
+    else:
+        assert page.inner_text("#empty-reason").startswith("Nothing to rank: ")
+    serving = _visit(browser, "/serving/?workload=llama2-70b-99&as_of=2024-01-01", "as-of-serving-2024-01-01")
+    assert "on or before 2024-01-01" in serving.inner_text("#empty-reason")

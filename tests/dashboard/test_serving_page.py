@@ -73,4 +73,5 @@ def test_it_explains_an_empty_workload(logged_in):
     response = logged_in.get("/serving/?workload=mixtral-8x7b")
 
     assert response.status_code == 200
-    assert "No LLM points with a known interactivity" in response.content.decode()
+    text = response.content.decode()
+    assert "No front to read for" in text and "no run or published result of mixtral-8x7b is stored" in text
