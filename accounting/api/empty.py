@@ -18,6 +18,8 @@ EMPTY_REASON_RESPONSE_HEADER = OpenApiParameter(
 def with_empty_reason(response, reason: str | None):
     """The response, with the X-Empty-Reason header when there is a reason (an empty answer)."""
     if reason:
-        # Header values travel as Latin-1: anything else is replaced, the body keeps the exact text.
-        response[EMPTY_REASON_HEADER] = reason.encode("latin-1", "replace").decode("latin-1")
+        # A header is one line of Latin-1: control characters (a region typed with a newline, say) become spaces
+        # and anything else is replaced; the body keeps the exact text.
+        one_line = "".join(" " if ord(char) < 32 or ord(char) == 127 else char for char in reason)
+        response[EMPTY_REASON_HEADER] = one_line.encode("latin-1", "replace").decode("latin-1")
     return response

@@ -185,3 +185,11 @@ def test_an_empty_list_of_fronts_says_why_in_a_header(api, sweep, make_accelerat
         "no operating point of the 1 results of llama2-70b-99 that count states output tokens/s, so none can be "
         "drawn on a front"
     )
+
+
+def test_the_header_is_one_line_whatever_the_question_echoes(api, fast, make_price, make_run):
+    make_price(fast, "2.00")
+    make_run(fast, [{"throughput_per_s": 400, "latency_p99_ms": 9.0}])
+    response = api.get("/api/v1/rankings/", RANKING | {"region": "eu\nwest\u00e9\u4e00", "as_of": "2025-07-01"})
+    assert "in region eu\nwest\u00e9\u4e00 in force" in response.data["empty_reason"]  # the body: as asked
+    assert "in region eu west\u00e9? in force" in response["X-Empty-Reason"]  # the header: one Latin-1 line
