@@ -59,7 +59,7 @@ def period_regression_of(period: MeteredPeriod) -> PeriodRegression | str:
     history = earlier_periods(period, window)
     if not history:
         return "the deployment has no earlier metered period"
-    rise = rise_over_trailing_median(period.cost_per_million_units_usd, [p.cost_per_million_units_usd for p in history])
+    rise = rise_over_trailing_median(period.cost_per_million_units_usd, _costs(history))
     if isinstance(rise, str):
         return rise
     median, change = rise
@@ -75,10 +75,15 @@ def period_regression_of(period: MeteredPeriod) -> PeriodRegression | str:
     return PeriodRegression(baseline, change, len(history), window, threshold, interval)
 
 
+def _costs(history: list[MeteredPeriod]) -> list[Decimal]:
+    """The earlier periods' costs per million (earlier_periods keeps only periods that served something)."""
+    return [p.cost_per_million_units_usd for p in history if p.cost_per_million_units_usd is not None]
+
+
 def trailing_interval(history: list[MeteredPeriod]) -> dict | None:
     """The interval of the earlier periods' median cost per million (harness.stats.median_interval, each end one
     of their own figures); None with fewer than two periods, which give no interval."""
-    costs = [p.cost_per_million_units_usd for p in history]
+    costs = _costs(history)
     if len(costs) < 2:
         return None
     summary = median_interval([float(cost) for cost in costs])
@@ -118,7 +123,12 @@ def cause_of(baseline: MeteredPeriod, period: MeteredPeriod) -> dict:
     the requests and the units per request."""
     unit = period.unit.replace("_", " ")
     parts = []
-    cause = {"price_row": None, "traffic_change": None, "utilization": None, "units_per_request": None}
+    cause: dict[str, object] = {
+        "price_row": None,
+        "traffic_change": None,
+        "utilization": None,
+        "units_per_request": None,
+    }
     if baseline.price_id != period.price_id:
         cause["price_row"] = period.price_id
         parts.append(
@@ -190,10 +200,11 @@ def check_period_regression(period: MeteredPeriod) -> MeteredAlarm | None:
     )
     interval = regression.interval
     bounds = (interval["low"], interval["high"]) if interval else None
+    baseline_cost = _costs([baseline])[0]  # the baseline is one of the earlier periods with a cost
     explanation = (
         f"Deployment {period.deployment.name}: cost per 1M {period.unit.replace('_', ' ')} rose "
         f"{regression.change:.1%} to {usd_text(period.cost_per_million_units_usd)} {per} over {_period_text(period)} "
-        f"against {interval_text(baseline.cost_per_million_units_usd, bounds)} {per} over {_period_text(baseline)} "
+        f"against {interval_text(baseline_cost, bounds)} {per} over {_period_text(baseline)} "
         f"(the trailing median of {regression.history_count} period(s)), {period.deployment.accelerator_count} x "
         f"{period.deployment.accelerator}, {period.deployment.price_kind}. Change by cause: {parts}. "
         f"Cause: {cause['sentence']}."

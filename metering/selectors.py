@@ -54,7 +54,14 @@ class MonthOfMetering:
         units = sum((p.units_served for p in predicted), Decimal(0))
         if not units:
             return None
-        cost = sum((p.predicted_cost_per_million_units_usd * p.units_served for p in predicted), Decimal(0))
+        cost = sum(
+            (
+                p.predicted_cost_per_million_units_usd * p.units_served
+                for p in predicted
+                if p.predicted_cost_per_million_units_usd is not None
+            ),
+            Decimal(0),
+        )
         return costing.per_million_rounded(cost / units)
 
     @property

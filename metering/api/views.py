@@ -74,7 +74,7 @@ class MeteredAlarmViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, view
 
     queryset = MeteredAlarm.objects.select_related("period__deployment", "baseline").order_by("-created_at", "-id")
     serializer_class = MeteredAlarmSerializer
-    filter_backends = []
+    filter_backends: list = []
 
     def get_queryset(self):
         queryset = super().get_queryset()
