@@ -136,7 +136,7 @@ def target_for(
 def recommend(
     question: CostQuestion,
     *,
-    annual_volume,
+    annual_volume=None,
     price_kinds: list[str],
     target_qps=None,
     target_output_tokens_per_s=None,
@@ -147,8 +147,10 @@ def recommend(
 ) -> Plan:
     """Options for the question (its workload, SLA, token lengths, as_of and published rule: accounting.question)
     asked on each of the allowed price kinds, cheapest per month first; over-budget ones flagged, not hidden;
-    published results of preview systems left out (with the reason) unless `include_preview`."""
-    costing.to_decimal(annual_volume, "annual_volume")
+    published results of preview systems left out (with the reason) unless `include_preview`. The fleet is sized
+    from the target rate alone: `annual_volume`, optional, is only checked here (it prices the volume served)."""
+    if annual_volume is not None:
+        costing.to_decimal(annual_volume, "annual_volume")
     chosen = question.workload
     target, lengths = target_for(
         chosen, target_qps=target_qps, target_output_tokens_per_s=target_output_tokens_per_s,
@@ -184,8 +186,11 @@ def recommend(
     return Plan(chosen, target, lengths, options, left_out)
 
 
-def cost_per_million_at_load(option: Option, *, target_qps, annual_volume) -> Decimal:
-    """What the fleet costs per million inferences actually served in a year (annual cost / volume)."""
+def cost_per_million_at_load(option: Option, *, target_qps, annual_volume) -> Decimal | None:
+    """What the fleet costs per million inferences actually served in a year (annual cost / volume); None when
+    no annual volume is given (the fleet is sized from the target rate alone)."""
+    if annual_volume is None:
+        return None
     volume = costing.to_decimal(annual_volume, "annual_volume")
     if volume <= 0:
         return Decimal("0")

@@ -59,7 +59,16 @@ class RecommendationRequestSerializer(AsksPlanQuestion, PublishedQueryMixin, Wor
     output_tokens_per_request = token_length(
         "LLM workloads: mean output tokens per request (converts target_qps); default the workload's."
     )
-    annual_volume = serializers.DecimalField(max_digits=24, decimal_places=0, min_value=1)
+    annual_volume = serializers.DecimalField(
+        max_digits=24, decimal_places=0, min_value=1, required=False,
+        help_text="Units of work served a year: prices the volume (cost_per_million_at_volume_usd). Optional: the "
+        "fleet (units, monthly cost) is sized from the target rate alone.",
+    )  # fmt: skip
+    all_options = serializers.BooleanField(
+        default=False,
+        help_text="List every option. By default the best (cheapest per month) option of each accelerator and cost "
+        "basis (price kind) is listed, each with the size of its group (group_size).",
+    )
     concurrent_sequences = serializers.IntegerField(
         min_value=1, max_value=100_000, required=False,
         help_text="LLM workloads: sequences one unit serves at once, which sizes its KV cache; default 32.",
@@ -97,11 +106,22 @@ class RecommendationOptionSerializer(serializers.Serializer):
     unit_usd_per_hour = serializers.DecimalField(source="priced.usd_per_hour", max_digits=20, decimal_places=6)
     accelerators = serializers.IntegerField(source="capacity.accelerators")
     monthly_usd = serializers.DecimalField(source="capacity.monthly_usd", max_digits=20, decimal_places=2)
-    annual_usd = serializers.DecimalField(source="capacity.annual_usd", max_digits=20, decimal_places=2)
+    annual_usd = serializers.DecimalField(
+        source="capacity.annual_usd", max_digits=20, decimal_places=2, help_text="The fleet's cost for a year."
+    )
     headroom_fraction = serializers.DecimalField(source="capacity.headroom_fraction", max_digits=7, decimal_places=4)
-    cost_per_million_at_volume_usd = serializers.DecimalField(**PER_MILLION_USD)
+    cost_per_million_at_volume_usd = serializers.DecimalField(
+        **PER_MILLION_USD, allow_null=True,
+        help_text="The fleet's annual cost per million units of work served at annual_volume; null without one.",
+    )  # fmt: skip
     over_budget = serializers.BooleanField()
     optimisation_runway = RunwaySerializer(source="runway")
+    group_size = serializers.IntegerField(
+        help_text="Options of this accelerator and cost basis (price kind), this one included."
+    )
+    best_in_group = serializers.BooleanField(
+        help_text="Whether this is the cheapest option of its accelerator and cost basis (always, unless all_options)."
+    )
 
 
 class LeftOutSerializer(serializers.Serializer):
@@ -120,7 +140,17 @@ class RecommendationResponseSerializer(serializers.Serializer):
     token_lengths = TokenLengthsSerializer(allow_null=True)
     currency = serializers.CharField()
     max_utilization = serializers.DecimalField(max_digits=7, decimal_places=6)
-    options = RecommendationOptionSerializer(many=True)
+    annual_volume = serializers.DecimalField(max_digits=24, decimal_places=0, allow_null=True)
+    options = RecommendationOptionSerializer(
+        many=True, help_text="Cheapest per month first: the best of each accelerator and cost basis, or every option "
+        "with all_options.",
+    )  # fmt: skip
+    grouped_by = serializers.CharField(help_text="What one listed option stands for unless all_options.")
+    all_options = serializers.BooleanField()
+    options_total = serializers.IntegerField(help_text="Options found, listed or not.")
+    options_not_listed = serializers.IntegerField(
+        help_text="Options not listed (dearer ones of a listed option's group): all_options=true lists them."
+    )
     left_out = LeftOutSerializer(many=True, help_text="Ranked rows left out of the advice, each with the reason.")
 
 
