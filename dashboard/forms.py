@@ -136,6 +136,9 @@ class TrendsForm(ShowsAppliedValues):
     sla_p99_ms = forms.DecimalField(
         label="SLA p99 (ms), empty = best throughput", min_value=Decimal("0.001"), required=False
     )
+    # LLM workloads are bounded by TTFT and TPOT (accounting.policy.requested_sla), as on the overview.
+    ttft_p99_ms = _bound("LLM TTFT p99 (ms)")
+    tpot_p99_ms = _bound("LLM TPOT p99 (ms)")
     accelerators = forms.MultipleChoiceField(choices=(), required=False, widget=forms.CheckboxSelectMultiple)
     as_of = AsOfField()
 

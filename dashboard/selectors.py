@@ -259,12 +259,14 @@ def accelerators_with_snapshots() -> list[Accelerator]:
     )
 
 
-def trends_page(*, workload, price_kind, sla_p99_ms, accelerator_ids=None, workloads=None, as_of=None) -> TrendsPage:
+def trends_page(*, workload, price_kind, sla: Sla, accelerator_ids=None, workloads=None, as_of=None) -> TrendsPage:
     workloads = workloads if workloads is not None else trend_workloads()
     workload = workload if workload in workloads else (workloads[0] if workloads else None)
     snapshots = CostSnapshot.objects.filter(workload_name=workload, price_kind=price_kind)
-    # One SLA per chart: a p99 bound, or no SLA at all (not an LLM series under TTFT/TPOT bounds).
-    snapshots = snapshots.filter(**(NO_SLA | {"sla_p99_ms": sla_p99_ms}))
+    # One SLA per chart: exactly its bounds (a p99 bound, or TTFT and TPOT bounds for an LLM), or no SLA at all.
+    snapshots = snapshots.filter(
+        sla_p99_ms=sla.p99_ms, sla_ttft_p99_ms=sla.ttft_p99_ms, sla_tpot_p99_ms=sla.tpot_p99_ms
+    )
     if accelerator_ids:
         snapshots = snapshots.filter(accelerator_id__in=accelerator_ids)
     history = snapshots

@@ -337,20 +337,24 @@ def trends(request):
     form.is_valid()
     data = form.cleaned_data
     price_kind = data.get("price_kind") or "cloud_on_demand"
+    chosen = data.get("workload") or (workloads[0] if workloads else None)
+    question = _trend_question(form, data, workload=chosen, price_kind=price_kind)
+    sla = question.sla if question else Sla()
     page = selectors.trends_page(
-        workload=data.get("workload") or (workloads[0] if workloads else None),
+        workload=chosen,
         price_kind=price_kind,
-        sla_p99_ms=data.get("sla_p99_ms"),
+        sla=sla,
         accelerator_ids=[int(pk) for pk in data.get("accelerators") or []],
         workloads=workloads,
         as_of=data.get("as_of"),
     )
+    sla_words = str(sla) if sla else "no SLA (best throughput)"
     charts = [
         figures.render(
             figures.cost_series(
                 series,
                 alarms=[mark for mark in page.alarms if mark.unit == unit],
-                title=f"Cost per 1M {unit_words(unit)} over time: {page.workload}, {price_kind} prices",
+                title=f"Cost per 1M {unit_words(unit)} over time: {page.workload}, {price_kind} prices, {sla_words}",
                 unit=unit,
                 height_px=460,
             ),
@@ -360,11 +364,11 @@ def trends(request):
     ]
     metered = _metered_trend(request)
     tables = [page_tables.snapshots_table(page.snapshots), *metered.pop("tables")]
-    context = {"form": form, "page": page, "charts": charts, "metered": metered}
-    sla_p99_ms = data.get("sla_p99_ms")
+    context = {"form": form, "page": page, "charts": charts, "metered": metered, "sla": sla, "sla_words": sla_words,
+               "sla_links": _standard_sla_links(request, question.workload, sla) if question else []}  # fmt: skip
     csv_context = export_context(
         workload=page.workload or "none",
-        sla=str(Sla(p99_ms=sla_p99_ms)) if sla_p99_ms else "no SLA (best throughput)",
+        sla=sla_words,
         cost_basis=cost_basis_text(price_kind, policy.snapshot_utilization()),
         **_as_of_context(data.get("as_of")),
     )
@@ -393,6 +397,25 @@ def _metered_trend(request) -> dict:
         "deployments": deployments, "chosen": chosen, "chart": chart,
         "tables": [page_tables.metered_months_table(chosen, months)],
     }  # fmt: skip
+
+
+def _trend_question(form, data, *, workload: str | None, price_kind: str) -> CostQuestion | None:
+    """The question a trend answers, asked as the overview asks it (accounting.question: the same workload and
+    SLA rules), at the utilization snapshots are computed at. No bound typed: no SLA (best throughput), the
+    series every run has. A bound that does not fit the workload (a TTFT for a vision model, a p99 for an LLM)
+    is named on the form and the trend is drawn with no SLA. None without a workload."""
+    if workload is None:
+        return None
+    bounds = {name: data.get(name) for name in SLA_CONTROLS.values()}
+    ask = partial(CostQuestion.ask, workload=workload, price_kind=price_kind, utilization=policy.snapshot_utilization())
+    try:
+        return ask(**bounds)
+    except policy.ParameterError as exc:
+        form.add_error(None, f"{exc.field}: {exc}")
+    try:
+        return ask()
+    except policy.ParameterError:
+        return None
 
 
 @login_required

@@ -151,21 +151,51 @@ def price_rise(dashboard_data):
 
 def raise_price(accelerator, kind: str = "cloud_on_demand"):
     """The accelerator's cheapest offering of `kind` gets 60% dearer now (accounting snapshots it and alarms)."""
+    from hardware_catalog.selectors import cheapest_price_in_force
+
+    old = cheapest_price_in_force(accelerator, kind=kind)
+    assert old is not None, f"{accelerator} has no {kind} price to raise"
+    return raise_offering(old)
+
+
+def raise_offering(old):
+    """The offering of price row `old` 60% dearer from now (accounting snapshots it, and alarms if the
+    accelerator's cheapest price rose)."""
     from decimal import Decimal
 
     from django.utils import timezone
 
     from hardware_catalog.models import Price
-    from hardware_catalog.selectors import cheapest_price_in_force
 
-    old = cheapest_price_in_force(accelerator, kind=kind)
-    assert old is not None, f"{accelerator} has no {kind} price to raise"
     return Price.objects.create(
         accelerator=old.accelerator, kind=old.kind, provider=old.provider, region=old.region,
         instance_type=old.instance_type, accelerators_per_instance=old.accelerators_per_instance,
         price_usd=old.price_usd * Decimal("1.6"), unit=old.unit, effective_from=timezone.now(),
         source="test: a price rise",
     )  # fmt: skip
+
+
+@pytest.fixture
+def llm_alarm(shipped_data):
+    """Every on-demand offering of an accelerator with shipped llama2-70b results under MLPerf's Server bound
+    (TTFT 2,000 ms, TPOT 200 ms) gets 60% dearer, so its cheapest price rises: each of its series takes a new
+    snapshot, and the change an alarm. The accelerator with the fewest offerings is chosen (fewest rows to add)."""
+    from django.utils import timezone
+
+    from accounting.models import CostSnapshot
+    from hardware_catalog.models import Accelerator
+    from hardware_catalog.selectors import prices_in_force
+
+    ids = CostSnapshot.objects.filter(
+        workload_name="llama2-70b-99", price_kind="cloud_on_demand", sla_p99_ms=None,
+        sla_ttft_p99_ms=2000, sla_tpot_p99_ms=200,
+    ).values("accelerator_id")  # fmt: skip
+    offerings = prices_in_force(Accelerator.objects.filter(pk__in=ids), at=timezone.now())
+    on_demand = {pk: [p for p in prices if p.kind == "cloud_on_demand"] for pk, prices in offerings.items()}
+    accelerator_id, prices = min(((pk, rows) for pk, rows in on_demand.items() if rows), key=lambda item: len(item[1]))
+    for price in prices:
+        raise_offering(price)
+    return Accelerator.objects.get(pk=accelerator_id)
 
 
 @pytest.fixture

@@ -85,3 +85,18 @@ def test_an_as_of_in_the_past_changes_the_answer_or_says_why_it_is_empty(shipped
         assert page.inner_text("#empty-reason").startswith("Nothing to rank: ")
     serving = _visit(browser, "/serving/?workload=llama2-70b-99&as_of=2024-01-01", "as-of-serving-2024-01-01")
     assert "on or before 2024-01-01" in serving.inner_text("#empty-reason")
+
+
+def test_an_llm_alarm_reads_on_the_trend_of_its_own_sla(llm_alarm, browser):
+    # The alarm the price rise raised is on the Server-bound series (tests/dashboard/test_trends_sla.py); the
+    # trend under that SLA shows it, within a page and a legend of readable size.
+    path = "/trends/?workload=llama2-70b-99&price_kind=cloud_on_demand&ttft_p99_ms=2000&tpot_p99_ms=200"
+    page = _visit(browser, path, "trends-llama2-70b-server", min_charts=1)
+    assert (page.input_value("input[name=ttft_p99_ms]"), page.input_value("input[name=tpot_p99_ms]")) == (
+        "2000", "200",
+    )  # fmt: skip
+    traces = page.evaluate(
+        "() => document.getElementById('trend-chart-output_tokens').data.map(t => [t.name, t.showlegend !== false])"
+    )
+    assert ["alarm", True] in traces  # drawn, and named in the (capped) legend
+    assert "TTFT p99 <= 2000 ms and TPOT p99 <= 200 ms" in page.inner_text("#trend-sla")
