@@ -12,13 +12,17 @@ BENCH_SERVER_DATABASE_URL (the PostgreSQL server; default: 127.0.0.1:5432), BENC
    200,000), spread over the catalog's accelerators, the four model classes, several backends,
    precisions and scenarios, and repeated over time (so "latest run per configuration" matters).
 3. Starts gunicorn (2 single-threaded workers sharing a Redis cache, bound to 127.0.0.1 only), times each
-   ranking query once with an empty cache (the cost of a rebuild after new data), then, with CLIENTS
+   ranking query once with an empty cache (the cost of a rebuild after new data), and each serving ranking
+   and overview query once (so each is measured in steady state), then, with CLIENTS
    concurrent clients (wrk when installed) for SECONDS each, measures a baseline
-   (GET /api/v1/accelerators/?page_size=1) then the rankings, steady state: the data does not change.
+   (GET /api/v1/accelerators/?page_size=1), the rankings, the LLM serving ranking and the dashboard overview
+   (logged in with a session, the same questions as some of the rankings), steady state: the data does not change.
    Then a cold stampede: the cache flushed, CLIENTS concurrent requests for one ranking; prints how many
    times it was built (the target: once per key, accounting.rankings.cache's single flight).
-4. Prints p50/p99 latency, requests/s and error counts, and ranking p99 / baseline p99. Stops the
-   server and drops the database (unless --keep-db). Target: 0 errors and ranking p99 < 250 ms.
+4. Prints p50/p99 latency, requests/s and error counts, ranking p99 / baseline p99, serving p99 / ranking p99
+   and overview p50 / ranking p50. Stops the server and drops the database (unless --keep-db).
+   Targets (issue 28): 0 errors, ranking p99 < 25 ms, serving p99 within 1.5x of the rankings', overview p50
+   within 3x of the rankings'.
 """
 
 import argparse
@@ -58,6 +62,18 @@ RANKING_QUERIES = [
     for sla in (10, 50, 200)
 ]  # fmt: skip
 BASELINE_QUERY = "/api/v1/accelerators/?page_size=1"
+# The LLM serving ranking, read at a few speeds (tokens/s per user) every seeded front reaches.
+SERVING_QUERIES = [
+    f"/api/v1/serving/ranking/?workload={MODEL_CLASSES['llm-decoder']}&price_kind={kind}&interactivity_tps_per_user={tps}"
+    for kind in ("cloud_on_demand", "cloud_spot")
+    for tps in (10, 20, 50)
+]  # fmt: skip
+# The dashboard overview asks the same questions as some of the rankings above (same workload, SLA, price kind).
+OVERVIEW_QUERIES = [
+    f"/?workload={MODEL_CLASSES[cls]}&price_kind=cloud_on_demand&"
+    + ("ttft_p99_ms=500&tpot_p99_ms=50" if cls == "llm-decoder" else "sla_p99_ms=50")
+    for cls in MODEL_CLASSES
+]  # fmt: skip
 
 
 def _env() -> dict:
@@ -76,10 +92,11 @@ def drop_database() -> None:
     seeding.drop_database(DB_NAME)
 
 
-def seed(run_count: int, points_per_run: int) -> str:
-    """Bulk-insert the runs and points; returns an API token."""
+def seed(run_count: int, points_per_run: int) -> tuple[str, str]:
+    """Bulk-insert the runs and points; returns (an API token, a dashboard session cookie) of one user."""
     seeding.setup_django(_env())
     from django.contrib.auth import get_user_model
+    from django.test import Client
     from knox.models import AuthToken
 
     seeding.seed_runs(
@@ -87,7 +104,9 @@ def seed(run_count: int, points_per_run: int) -> str:
         batch_for_index=lambda index: 2 ** (index % 10) * (1 + index // 10),
     )  # fmt: skip
     user, _ = get_user_model().objects.get_or_create(username="bench")
-    return AuthToken.objects.create(user)[1]
+    browser = Client()
+    browser.force_login(user)  # a session stored in the database (the default session engine)
+    return AuthToken.objects.create(user)[1], f"sessionid={browser.cookies['sessionid'].value}"
 
 
 def flush_cache() -> None:
@@ -153,8 +172,10 @@ def stop_server(server: subprocess.Popen) -> None:
     server.wait(timeout=30)
 
 
-def load(paths: list[str], token: str, clients: int, seconds: float) -> dict:
-    """CLIENTS threads issue requests back to back for SECONDS; returns latencies (ms) and errors."""
+def load(paths: list[str], token: str, clients: int, seconds: float, *, cookie: str | None = None) -> dict:
+    """CLIENTS threads issue requests back to back for SECONDS; returns latencies (ms) and errors.
+    With `cookie`, requests carry that session cookie (the dashboard) instead of the token."""
+    headers = {"Cookie": cookie} if cookie else {"Authorization": f"Token {token}"}
     latencies, errors, lock = [], [], threading.Lock()
     deadline = time.monotonic() + seconds
 
@@ -165,7 +186,7 @@ def load(paths: list[str], token: str, clients: int, seconds: float) -> dict:
             began = time.perf_counter()
             try:
                 connection = connection or http.client.HTTPConnection(HOST, PORT, timeout=30)
-                connection.request("GET", path, headers={"Authorization": f"Token {token}"})
+                connection.request("GET", path, headers=headers)
                 response = connection.getresponse()
                 response.read()
                 outcome = None if response.status == 200 else f"HTTP {response.status} {path}"
@@ -183,13 +204,15 @@ def load(paths: list[str], token: str, clients: int, seconds: float) -> dict:
     return {"latencies": latencies, "errors": errors, "seconds": seconds}
 
 
-def cold_rankings(token: str) -> list[float]:
-    """Latency (ms) of each ranking query sent once, in turn, to a server with an empty cache: what the
-    one request that rebuilds a ranking after a data change pays (the others meanwhile get the old one)."""
-    connection, latencies = http.client.HTTPConnection(HOST, PORT, timeout=60), []
-    for path in RANKING_QUERIES:
+def cold_pass(token: str, paths: list[str] = RANKING_QUERIES, cookie: str | None = None) -> list[float]:
+    """Latency (ms) of each query sent once, in turn, to a server with an empty cache: what the one request
+    that rebuilds a ranking after a data change pays (the others meanwhile get the old one). With `cookie`,
+    requests carry that session cookie (the dashboard) instead of the token."""
+    headers = {"Cookie": cookie} if cookie else {"Authorization": f"Token {token}"}
+    connection, latencies = http.client.HTTPConnection(HOST, PORT, timeout=120), []
+    for path in paths:
         began = time.perf_counter()
-        connection.request("GET", path, headers={"Authorization": f"Token {token}"})
+        connection.request("GET", path, headers=headers)
         response = connection.getresponse()
         response.read()
         if response.status != 200:
@@ -204,7 +227,7 @@ for p in string.gmatch(os.getenv("WRK_PATHS"), "[^ ]+") do table.insert(paths, p
 counter = 0
 request = function()
   counter = counter + 1
-  return wrk.format("GET", paths[(counter % #paths) + 1], {["Authorization"] = "Token " .. os.getenv("WRK_TOKEN")})
+  return wrk.format("GET", paths[(counter % #paths) + 1], {[os.getenv("WRK_HEADER")] = os.getenv("WRK_VALUE")})
 end
 done = function(summary, latency, requests)
   io.write(string.format("RESULT %d %d %d %.3f %.3f\\n", summary.requests,
@@ -214,18 +237,22 @@ end
 """
 
 
-def load_with_wrk(paths: list[str], token: str, clients: int, seconds: float) -> dict:
+def load_with_wrk(paths: list[str], token: str, clients: int, seconds: float, *, cookie: str | None = None) -> dict:
     """The same closed loop driven by wrk (C, event loop): the client costs the 2 shared cores far less
-    CPU than Python threads, and its latencies carry no client-side GIL wait."""
+    CPU than Python threads, and its latencies carry no client-side GIL wait. With `cookie`, requests carry
+    that session cookie (the dashboard) instead of the token."""
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
         script.write(WRK_SCRIPT)
-    env = {**os.environ, "WRK_PATHS": " ".join(paths), "WRK_TOKEN": token}
+    header = ("Cookie", cookie) if cookie else ("Authorization", f"Token {token}")
+    env = {**os.environ, "WRK_PATHS": " ".join(paths), "WRK_HEADER": header[0], "WRK_VALUE": header[1]}
     command = [
         "wrk",
         "-t",
         "2",
         "-c",
         str(clients),
+        "--timeout",  # a slow answer counts as its latency, not as a socket error (wrk's default is 2 s)
+        "60s",
         "-d",
         f"{int(seconds)}s",
         "-s",
@@ -240,14 +267,14 @@ def load_with_wrk(paths: list[str], token: str, clients: int, seconds: float) ->
             "seconds": seconds}  # fmt: skip
 
 
-def wrk_summary(name: str, result: dict) -> float:
+def wrk_summary(name: str, result: dict) -> tuple[float, float]:
     rate = result["requests"] / result["seconds"]
     print(f"{name:<10} requests={result['requests']:>6}  req/s={rate:7.1f}  p50={result['p50_ms']:7.1f} ms  "
           f"p99={result['p99_ms']:7.1f} ms  errors={result['errors']}  (wrk)")  # fmt: skip
-    return result["p99_ms"]
+    return result["p50_ms"], result["p99_ms"]
 
 
-def summary(name: str, result: dict) -> float:
+def summary(name: str, result: dict) -> tuple[float, float]:
     latencies = sorted(result["latencies"])
     p50 = statistics.median(latencies) if latencies else float("nan")
     p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] if latencies else float("nan")
@@ -256,7 +283,7 @@ def summary(name: str, result: dict) -> float:
           f"errors={len(result['errors'])}")  # fmt: skip
     for error in sorted(set(result["errors"]))[:5]:
         print(f"           error: {error}")
-    return p99
+    return p50, p99
 
 
 def main() -> None:
@@ -277,20 +304,27 @@ def main() -> None:
 
     began = time.monotonic()
     create_database()
-    token = seed(args.runs, args.points_per_run)
+    token, cookie = seed(args.runs, args.points_per_run)
     print(f"seeded {args.runs} runs, {args.runs * args.points_per_run} points in {time.monotonic() - began:.0f} s")
     server = start_server()
     try:
-        cold_ms = cold_rankings(token)
+        cold_ms = cold_pass(token)
         print(f"cold       {len(cold_ms)} rankings, each built once with an empty cache, one at a time: "
               f"p50={statistics.median(cold_ms):.1f} ms  max={max(cold_ms):.1f} ms")  # fmt: skip
-        load(RANKING_QUERIES + [BASELINE_QUERY], token, 2, 3)  # warm both workers' connections
-        if args.client == "wrk":
-            baseline = wrk_summary("baseline", load_with_wrk([BASELINE_QUERY], token, args.clients, args.seconds))
-            ranking = wrk_summary("rankings", load_with_wrk(RANKING_QUERIES, token, args.clients, args.seconds))
-        else:
-            baseline = summary("baseline", load([BASELINE_QUERY], token, args.clients, args.seconds))
-            ranking = summary("rankings", load(RANKING_QUERIES, token, args.clients, args.seconds))
+        # The serving rankings and the overviews asked once each too, so that each is measured in steady state.
+        for name, paths, session in (("serving", SERVING_QUERIES, None), ("overview", OVERVIEW_QUERIES, cookie)):
+            cold_ms = cold_pass(token, paths, session)
+            print(f"cold       {len(cold_ms)} {name} pages asked once each, one at a time: "
+                  f"p50={statistics.median(cold_ms):.1f} ms  max={max(cold_ms):.1f} ms")  # fmt: skip
+        load(RANKING_QUERIES + SERVING_QUERIES + [BASELINE_QUERY], token, 2, 3)  # warm both workers' connections
+        measure = load_with_wrk if args.client == "wrk" else load
+        report = wrk_summary if args.client == "wrk" else summary
+        _, baseline = report("baseline", measure([BASELINE_QUERY], token, args.clients, args.seconds))
+        ranking_p50, ranking = report("rankings", measure(RANKING_QUERIES, token, args.clients, args.seconds))
+        _, serving = report("serving", measure(SERVING_QUERIES, token, args.clients, args.seconds))
+        overview_p50, _ = report(
+            "overview", measure(OVERVIEW_QUERIES, token, args.clients, args.seconds, cookie=cookie)
+        )
         builds = cold_stampede(RANKING_QUERIES[0], token, args.clients)
         print(f"stampede   {args.clients} concurrent requests on a cold cache for one ranking: built {builds} time(s) "
               "(target: 1)")  # fmt: skip
@@ -298,7 +332,9 @@ def main() -> None:
         stop_server(server)
         if not args.keep_db:
             drop_database()
-    print(f"ranking p99 / baseline p99 = {ranking / baseline:.2f}  (target: ranking p99 < 250 ms, 0 errors)")
+    print(f"ranking p99 / baseline p99 = {ranking / baseline:.2f}  (target: ranking p99 < 25 ms, 0 errors)")
+    print(f"serving p99 / ranking p99 = {serving / ranking:.2f}  (target: within 1.5)")
+    print(f"overview p50 / ranking p50 = {overview_p50 / ranking_p50:.2f}  (target: within 3)")
 
 
 if __name__ == "__main__":
