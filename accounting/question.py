@@ -99,10 +99,14 @@ class CostQuestion:
         return policy.serving_target_tps_per_user(self.sla, self.interactivity_tps_per_user)
 
     def cache_key(self) -> dict:
-        """Everything that changes the answer, as plain values (the rankings cache keys on it)."""
+        """Everything that changes the answer, as plain values (the rankings cache keys on it).
+
+        Numbers in canonical form, so one question asked two ways (the API's sla_p99_ms=10.000, the dashboard's
+        10) has one key: the API and the dashboard read the same cached answer."""
         return {
-            "workload": self.workload.id, "sla": str(self.sla), "price_kind": self.price_kind,
-            "utilization": str(self.utilization), "as_of": self.as_of.isoformat() if self.as_of else None,
+            "workload": self.workload.id, "sla": {name: _text(bound) for name, bound in self.sla.bounds.items()},
+            "price_kind": self.price_kind, "utilization": _text(self.utilization),
+            "as_of": self.as_of.isoformat() if self.as_of else None,
             "published": self.published.value, "region": self.region, "provider": self.provider,
             "precision": self.precision, "backend": self.backend,
             "input_tokens_per_request": _text(self.input_tokens_per_request),
@@ -127,5 +131,6 @@ def _positive_or_none(value, name: str) -> Decimal | None:
     return number
 
 
-def _text(value) -> str | None:
-    return None if value is None else str(value)
+def _text(value: Decimal | None) -> str | None:
+    """A number's canonical text: 10, 10.0 and 10.000 are one value, so one text ("10")."""
+    return None if value is None else f"{value.normalize():f}"

@@ -11,13 +11,13 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
 from accounting import policy
+from accounting.api.answers import serving_answer
 from accounting.empty_answers import moment_text, why_empty, why_no_fronts
 from accounting.pricing.money import cost_basis_text
 from accounting.provenance import origin_label
 from accounting.question import CostQuestion
 from accounting.serving.front import best_covered_target
 from accounting.serving.points import fronts, llm_workload
-from accounting.serving.ranking import read_serving
 from hardware_catalog.models import PriceKind
 from workloads import registry
 
@@ -131,9 +131,11 @@ def serving(request):
             interactivity_tps_per_user=target, input_tokens_per_request=data.get("input_tokens_per_request"),
             as_of=as_of,
         )  # fmt: skip
-        ranking = read_serving(question)
+        answer = serving_answer(question)  # the serving ranking API's cached answer to the same question
+        ranking = answer.result()
         tables = [readout_table(ranking), refused_table(ranking)]
-        chart = figures.render(serving_figures.serving_fronts(ranking), "serving-chart", height=560)
+        draw = lambda: figures.render(serving_figures.serving_fronts(ranking), "serving-chart", height=560)  # noqa: E731
+        chart = answer.drawn("serving-chart", draw)
         missing_total = any(row.basis.costs.total_usd_per_million is None for row in ranking.rows)
         context.update({"ranking": ranking, "chart": chart, "missing_total": missing_total,
                         "empty_reason": why_empty(question, ranking)})  # fmt: skip

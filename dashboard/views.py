@@ -12,13 +12,13 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
 from accounting import comparisons, policy
+from accounting.api.answers import ranking_answer
 from accounting.coverage import default_workload, workload_coverage
 from accounting.empty_answers import moment_text, why_empty
 from accounting.errors import FieldError
 from accounting.pricing.money import cost_basis_text
 from accounting.pricing.utilization import default_utilization
 from accounting.question import CostQuestion
-from accounting.rankings.ranking import rank
 from accounting.sla import Sla
 from agents.jobs import job_create
 from agents.jobspec import JobSpecError
@@ -157,7 +157,8 @@ def overview(request):
         published=published,
         as_of=params.get("as_of"),  # None: now
     )
-    result = rank(question)
+    answer = ranking_answer(question)  # the rankings API's cached answer to the same question
+    result = answer.result()
     empty_reason = why_empty(question, result)
     alarms = selectors.open_alarms()
     agents = list(Agent.objects.order_by("name")[:50])
@@ -169,7 +170,12 @@ def overview(request):
         page_tables.jobs_table(jobs),
     ]
     chart = (
-        figures.render(figures.ranking_bars(result.rows, unit=result.unit), "ranking-chart") if result.rows else None
+        answer.drawn(
+            "overview-chart",
+            lambda: figures.render(figures.ranking_bars(result.rows, unit=result.unit), "ranking-chart"),
+        )
+        if result.rows
+        else None
     )
     context = {"form": form, "ranking": result, "chart": chart, "sla": sla, "published": published,
                "as_of": question.as_of, "empty_reason": empty_reason,

@@ -6,6 +6,7 @@ from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounting.api.answers import ranking_answer
 from accounting.api.empty import EMPTY_REASON_RESPONSE_HEADER, with_empty_reason
 from accounting.api.ranking_serializers import (
     CostSeriesQuerySerializer,
@@ -16,11 +17,8 @@ from accounting.api.ranking_serializers import (
 from accounting.api.renderers import RankingCSVRenderer
 from accounting.api.serving_views import ServingRankingView
 from accounting.api.validation import refused_as_400, validated
-from accounting.empty_answers import why_empty
 from accounting.policy import ParameterError
-from accounting.question import CostQuestion
-from accounting.rankings.cache import cached
-from accounting.rankings.ranking import cost_series, rank
+from accounting.rankings.ranking import cost_series
 
 LEGACY_INTERACTIVITY_PARAMETER = OpenApiParameter(
     "interactivity_tps_per_user", float, required=False, deprecated=True,
@@ -50,17 +48,11 @@ class RankingView(APIView):
     def get(self, request):
         question = validated(RankingQuerySerializer, request.query_params)["question"]
         with refused_as_400(ParameterError):
-            data = cached({"engine": "ranking", **question.cache_key()}, lambda: ranking_data(question))
+            data = ranking_answer(question).data  # cached, shared with the dashboard
         response = with_empty_reason(Response(data), data["empty_reason"])
         if request.accepted_renderer.format == "csv":
             response["Content-Disposition"] = f'attachment; filename="ranking-{data["workload"]["id"]}.csv"'
         return response
-
-
-def ranking_data(question: CostQuestion) -> dict:
-    """The serialized ranking for the question, saying why when it has no row (what the cache stores)."""
-    result = rank(question)
-    return RankingSerializer(result, context={"empty_reason": why_empty(question, result)}).data
 
 
 _ranking_view = RankingView.as_view()

@@ -6,6 +6,7 @@ from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounting.api.answers import serving_answer
 from accounting.api.empty import EMPTY_REASON_RESPONSE_HEADER, with_empty_reason
 from accounting.api.serving_renderers import ServingRankingCSVRenderer
 from accounting.api.serving_serializers import (
@@ -19,12 +20,9 @@ from accounting.api.serving_serializers import (
     ServingSeriesQuerySerializer,
 )
 from accounting.api.validation import refused_as_400, validated
-from accounting.empty_answers import why_empty, why_no_fronts
-from accounting.question import CostQuestion
-from accounting.rankings.cache import cached
+from accounting.empty_answers import why_no_fronts
 from accounting.serving.planning import cost_series_at, plan
 from accounting.serving.points import fronts, llm_workload
-from accounting.serving.ranking import read_serving
 from workloads import registry
 
 
@@ -43,17 +41,11 @@ def serving_ranking_response(request) -> Response:
     params = _llm_question(ServingQuerySerializer, request.query_params)
     question = params["question"]
     with refused_as_400(ValueError):
-        data = cached({"engine": "serving", **question.cache_key()}, lambda: serving_ranking_data(question))
+        data = serving_answer(question).data  # cached, shared with the dashboard
     response = with_empty_reason(Response(data), data["empty_reason"])
     if request.accepted_renderer.format == "csv":
         response["Content-Disposition"] = f'attachment; filename="serving-ranking-{params["workload"]}.csv"'
     return response
-
-
-def serving_ranking_data(question: CostQuestion) -> dict:
-    """The serialized serving ranking for the question, saying why when it has no row (what the cache stores)."""
-    result = read_serving(question)
-    return ServingRankingSerializer(result, context={"empty_reason": why_empty(question, result)}).data
 
 
 class ServingRankingView(APIView):

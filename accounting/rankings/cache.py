@@ -16,11 +16,17 @@ So a cold cache under N concurrent requests builds each query once. Every build 
 `rebuild_count()`): benchmarks/api_load.py prints it. ACCOUNTING_RANKING_CACHE_SECONDS (default
 300; 0 turns the cache off) is a backstop for changes no version sees (raw SQL, bulk updates): an entry
 older than that is rebuilt the same way.
+
+Every reader of an answer goes through here with the same key for the same question (the rankings API and the
+dashboard: accounting.api.answers), so a question is built once for all of them. Something drawn from a cached
+value alone (the overview's chart of a ranking) is cached under the value's tag (`derived`): its key and the
+data version it was built from, so it is drawn again exactly when the value is rebuilt.
 """
 
 import hashlib
 import json
 import time
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import cache
@@ -83,39 +89,73 @@ def cache_keys(params: dict) -> tuple[str, str]:
     return f"accounting:ranking:{digest}", f"accounting:ranking-rebuild:{digest}"
 
 
+@dataclass(frozen=True)
+class Cached:
+    """A cached value and its tag: its key and the data version it was built from (None: built uncached)."""
+
+    value: object
+    tag: str | None
+
+
 def cached(params: dict, build):
     """The stored ranking for these params when it was built from the current data; otherwise build() it, once.
 
     While another request is building the same params, the previous ranking is returned if there is one;
     otherwise this request waits for that build instead of starting its own.
     """
+    return cached_with_tag(params, build).value
+
+
+def cached_with_tag(params: dict, build) -> Cached:
+    """`cached`, with the tag of the value returned (for `derived`)."""
     seconds = cache_seconds()
     if seconds <= 0:
-        return build()
+        return Cached(build(), None)
     key, lock_key = cache_keys(params)
     version, found = data_version(key)
     entry = found.get(key)
     if entry is not None and entry["version"] == version and time.time() - entry["built_at"] < seconds:
-        return entry["value"]
+        return _tagged(key, entry)
     if cache.add(lock_key, 1, REBUILD_LOCK_SECONDS):
         return _build_holding_lock(key, lock_key, version, seconds, build)
     if entry is not None:
-        return entry["value"]  # another request is rebuilding it
+        return _tagged(key, entry)  # another request is rebuilding it
     return _wait_for_build(key, lock_key, version, seconds, build)
 
 
-def _build_holding_lock(key: str, lock_key: str, version: str, seconds: int, build):
+def derived(tag: str | None, name: str, draw):
+    """What draw() makes from the value tagged `tag` alone (a chart of a ranking), made once per built value.
+
+    Two first requests may both draw it (drawing costs far less than a rebuild, so it takes no lock).
+    """
+    if tag is None:
+        return draw()
+    key = f"{tag}:{name}"
+    drawn = cache.get(key)
+    if drawn is None:
+        drawn = draw()
+        cache.set(key, drawn, cache_seconds() * 2)  # as long as the value it was drawn from is kept
+    return drawn
+
+
+def _tagged(key: str, entry: dict) -> Cached:
+    version = hashlib.sha256(entry["version"].encode()).hexdigest()[:16]
+    return Cached(entry["value"], f"{key}:{version}")
+
+
+def _build_holding_lock(key: str, lock_key: str, version: str, seconds: int, build) -> Cached:
     try:
         value = build()
         _count_rebuild()
         # Kept past its freshness so that a stale copy exists to serve while one request rebuilds it.
-        cache.set(key, {"version": version, "built_at": time.time(), "value": value}, seconds * 2)
-        return value
+        entry = {"version": version, "built_at": time.time(), "value": value}
+        cache.set(key, entry, seconds * 2)
+        return _tagged(key, entry)
     finally:
         cache.delete(lock_key)
 
 
-def _wait_for_build(key: str, lock_key: str, version: str, seconds: int, build):
+def _wait_for_build(key: str, lock_key: str, version: str, seconds: int, build) -> Cached:
     """Another request holds the lock of a query nobody has built yet: wait for its result (bounded)."""
     waiting_since = time.time()
     deadline = time.monotonic() + REBUILD_LOCK_SECONDS
@@ -123,10 +163,10 @@ def _wait_for_build(key: str, lock_key: str, version: str, seconds: int, build):
         time.sleep(WAIT_POLL_SECONDS)
         entry = cache.get(key)
         if entry is not None and (entry["version"] == version or entry["built_at"] >= waiting_since):
-            return entry["value"]
+            return _tagged(key, entry)
         if cache.add(lock_key, 1, REBUILD_LOCK_SECONDS):  # its builder died (or failed): take over
             return _build_holding_lock(key, lock_key, version, seconds, build)
-    return build()
+    return Cached(build(), None)
 
 
 def _count_rebuild() -> None:
