@@ -202,7 +202,7 @@ CONTENT_SECURITY_POLICY = {
 REST_FRAMEWORK = {
     # Token first, so an anonymous request gets 401 with a WWW-Authenticate header rather than 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "knox.auth.TokenAuthentication",
+        "inferledger.accounts.authentication.CachedTokenAuthentication",  # knox's, cached per token
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["inferledger.permissions.ReadAuthenticatedWriteStaff"],
@@ -224,6 +224,8 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "inferledger.api.exception_handler",
 }
 
+# How long a checked API token is remembered (inferledger/accounts/authentication.py); 0: checked every request.
+API_TOKEN_CACHE_SECONDS = env.int("API_TOKEN_CACHE_SECONDS", default=30)
 REST_KNOX = {
     "TOKEN_TTL": timedelta(days=env.int("API_TOKEN_TTL_DAYS", default=90)),
     "TOKEN_LIMIT_PER_USER": 5,

@@ -2,13 +2,15 @@ from django.apps import AppConfig
 
 
 class AccountsConfig(AppConfig):
-    """Who signs in: API tokens revoked with a password change, the API's logout, login throttling (settings)."""
+    """Who signs in: API tokens revoked with a password change (and their cached checks forgotten), the API's
+    logout, login throttling (settings)."""
 
     name = "inferledger.accounts"
     label = "inferledger_accounts"
     verbose_name = "Accounts"
 
     def ready(self):
-        from . import tokens
+        from . import authentication, tokens
 
         tokens.connect()
+        authentication.connect()
