@@ -1,12 +1,13 @@
 """The answers the API and the dashboard share: one cache entry per question (accounting.rankings.cache).
 
 A ranking (or a serving ranking) is built once per question and data version, whoever asks first: the entry holds
-the answer as the API sends it (`data`, the serializer's output) and the engine's result itself, pickled, which
-the dashboard's tables and chart read. The API never unpickles the result (its cached request stays as cheap as
-before: one bytes object more to copy), and the dashboard never rebuilds what the API built, or the reverse.
+the answer as the API sends it (`data`, the serializer's output), and beside it (a part under the entry's tag) the
+engine's result itself, pickled, which the dashboard's tables and chart read. The API never loads the result (its
+cached request reads what it read before), and the dashboard never rebuilds what the API built, or the reverse.
 """
 
 import pickle
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from accounting.api.ranking_serializers import RankingSerializer
@@ -19,26 +20,25 @@ from accounting.serving.ranking import ServingRanking, read_serving
 
 
 @dataclass(frozen=True)
-class Built:
-    """What the cache keeps for one question: the API's answer and the engine's result, pickled."""
-
-    data: dict
-    result_pickled: bytes
-
-
-@dataclass(frozen=True)
 class Answer:
     data: dict  # the API's answer
     tag: str | None  # names this answer (its key and data version): the key of what is drawn from it
-    _result_pickled: bytes
+    _built_here: dict  # the parts when this request built the answer
+    _rebuild: Callable[[], object]  # the engine's result again, if the cache lost the one kept beside the answer
 
     def result(self):
         """The engine's result (Ranking, ServingRanking) this answer was built from."""
-        return pickle.loads(self._result_pickled)  # written by this process or a peer worker, never by a client
+        pickled = self._built_here.get(RESULT) or cache.derived(
+            self.tag, RESULT, lambda: pickle.dumps(self._rebuild(), pickle.HIGHEST_PROTOCOL)
+        )
+        return pickle.loads(pickled)  # written by this process or a peer worker, never by a client
 
     def drawn(self, name: str, draw):
         """draw() (a chart of this answer) made once per built answer (accounting.rankings.cache.derived)."""
         return cache.derived(self.tag, name, draw)
+
+
+RESULT = "result"
 
 
 def ranking_answer(question: CostQuestion) -> Answer:
@@ -52,11 +52,12 @@ def serving_answer(question: CostQuestion) -> Answer:
 
 
 def _answer(engine: str, question: CostQuestion, answer, serializer_class) -> Answer:
-    def build() -> Built:
+    def build() -> cache.WithParts:
         result: Ranking | ServingRanking = answer(question)
         # An answer with no row says why (accounting.empty_answers), in the cached JSON too.
         data = serializer_class(result, context={"empty_reason": why_empty(question, result)}).data
-        return Built(dict(data), pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+        pickled = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+        return cache.WithParts(dict(data), {RESULT: pickled})
 
     found = cache.cached_with_tag({"engine": engine, **question.cache_key()}, build)
-    return Answer(found.value.data, found.tag, found.value.result_pickled)
+    return Answer(found.value, found.tag, found.parts, lambda: answer(question))

@@ -18,15 +18,18 @@ So a cold cache under N concurrent requests builds each query once. Every build 
 older than that is rebuilt the same way.
 
 Every reader of an answer goes through here with the same key for the same question (the rankings API and the
-dashboard: accounting.api.answers), so a question is built once for all of them. Something drawn from a cached
-value alone (the overview's chart of a ranking) is cached under the value's tag (`derived`): its key and the
-data version it was built from, so it is drawn again exactly when the value is rebuilt.
+dashboard: accounting.api.answers), so a question is built once for all of them. A build may keep parts beside
+its value (`WithParts`: the engine's result the dashboard reads, which the API does not load), and something
+drawn from a cached value alone (the overview's chart of a ranking) is cached the same way (`derived`), both
+under the value's tag: its key and the data version it was built from, so they change exactly when the value
+is rebuilt. `per_data_version` keeps any other read of the data (the overview's workload coverage) for as long
+as the data version stands.
 """
 
 import hashlib
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from django.conf import settings
 from django.core.cache import cache
@@ -90,11 +93,21 @@ def cache_keys(params: dict) -> tuple[str, str]:
 
 
 @dataclass(frozen=True)
+class WithParts:
+    """What a build may return: the value, and parts kept beside it under its tag (read with `derived`), so a
+    reader of the value alone (the API) does not load the parts (the result the dashboard's tables read)."""
+
+    value: object
+    parts: dict[str, object]
+
+
+@dataclass(frozen=True)
 class Cached:
     """A cached value and its tag: its key and the data version it was built from (None: built uncached)."""
 
     value: object
     tag: str | None
+    parts: dict = field(default_factory=dict)  # the parts built by this very request (none when read from the cache)
 
 
 def cached(params: dict, build):
@@ -110,7 +123,7 @@ def cached_with_tag(params: dict, build) -> Cached:
     """`cached`, with the tag of the value returned (for `derived`)."""
     seconds = cache_seconds()
     if seconds <= 0:
-        return Cached(build(), None)
+        return _uncached(build())
     key, lock_key = cache_keys(params)
     version, found = data_version(key)
     entry = found.get(key)
@@ -124,7 +137,8 @@ def cached_with_tag(params: dict, build) -> Cached:
 
 
 def derived(tag: str | None, name: str, draw):
-    """What draw() makes from the value tagged `tag` alone (a chart of a ranking), made once per built value.
+    """A part of the value tagged `tag` (WithParts), or what draw() makes from that value alone (a chart of a
+    ranking): made once per built value, and by draw() again only if the cache lost it.
 
     Two first requests may both draw it (drawing costs far less than a rebuild, so it takes no lock).
     """
@@ -145,12 +159,16 @@ def _tagged(key: str, entry: dict) -> Cached:
 
 def _build_holding_lock(key: str, lock_key: str, version: str, seconds: int, build) -> Cached:
     try:
-        value = build()
+        built = build()
         _count_rebuild()
         # Kept past its freshness so that a stale copy exists to serve while one request rebuilds it.
-        entry = {"version": version, "built_at": time.time(), "value": value}
+        entry = {"version": version, "built_at": time.time(), "value": _value(built)}
+        found = _tagged(key, entry)
+        parts = built.parts if isinstance(built, WithParts) else {}
+        # The parts first: whoever reads the entry finds them beside it.
+        cache.set_many({f"{found.tag}:{name}": part for name, part in parts.items()}, seconds * 2)
         cache.set(key, entry, seconds * 2)
-        return _tagged(key, entry)
+        return replace(found, parts=parts)
     finally:
         cache.delete(lock_key)
 
@@ -166,7 +184,15 @@ def _wait_for_build(key: str, lock_key: str, version: str, seconds: int, build) 
             return _tagged(key, entry)
         if cache.add(lock_key, 1, REBUILD_LOCK_SECONDS):  # its builder died (or failed): take over
             return _build_holding_lock(key, lock_key, version, seconds, build)
-    return Cached(build(), None)
+    return _uncached(build())
+
+
+def _value(built):
+    return built.value if isinstance(built, WithParts) else built
+
+
+def _uncached(built) -> Cached:
+    return Cached(_value(built), None, built.parts if isinstance(built, WithParts) else {})
 
 
 def _count_rebuild() -> None:
@@ -180,3 +206,18 @@ def _count_rebuild() -> None:
 def rebuild_count() -> int:
     """How many rankings were built since the counter began (all processes sharing the cache)."""
     return int(cache.get(REBUILDS_KEY) or 0)
+
+
+def per_data_version(name: str, read):
+    """read() of the data, kept while the data version stands (not a ranking: no lock, not counted as a build)."""
+    seconds = cache_seconds()
+    if seconds <= 0:
+        return read()
+    key = f"accounting:per-version:{name}"
+    version, found = data_version(key)
+    entry = found.get(key)
+    if entry is not None and entry["version"] == version:
+        return entry["value"]
+    value = read()
+    cache.set(key, {"version": version, "value": value}, seconds)
+    return value
