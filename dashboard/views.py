@@ -19,6 +19,7 @@ from accounting.errors import FieldError
 from accounting.pricing.money import cost_basis_text
 from accounting.pricing.utilization import default_utilization
 from accounting.question import CostQuestion
+from accounting.rankings.cache import per_data_version
 from accounting.sla import Sla
 from agents.jobs import job_create
 from agents.jobspec import JobSpecError
@@ -134,7 +135,7 @@ def _overview_form(data, *, workload, published, coverage):
 
 @login_required
 def overview(request):
-    coverage = workload_coverage()
+    coverage = per_data_version("workload-coverage", workload_coverage)  # one read of every run, kept per data version
     form = OverviewForm(request.GET, coverage=coverage)
     form.is_valid()
     params = {name: form.cleaned_data.get(name) for name in form.fields}
