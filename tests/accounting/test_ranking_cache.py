@@ -134,3 +134,24 @@ def test_a_waiting_request_builds_when_the_builder_died(monkeypatch):
     monkeypatch.setattr(ranking_cache.time, "sleep", sleep_then_lapse)
     assert ranking_cache.cached({"orphan": 1}, lambda: "taken over") == "taken over"
     assert cache.get(lock_key) is None  # released after the build
+
+
+def test_parts_kept_beside_a_value_are_read_without_building_or_drawing():
+    """A build's parts (the engine's result the dashboard reads) sit beside the value under its tag: a reader of
+    the value alone gets the value only, a reader of a part gets it without drawing it again."""
+    built = ranking_cache.WithParts("json", {"result": "engine result"})
+    first = ranking_cache.cached_with_tag({"q": 1}, lambda: built)
+    assert (first.value, first.parts) == ("json", {"result": "engine result"})  # this request built it
+    again = ranking_cache.cached_with_tag({"q": 1}, lambda: pytest.fail("fresh entry must be served"))
+    assert (again.value, again.parts, again.tag) == ("json", {}, first.tag)
+    assert ranking_cache.derived(again.tag, "result", lambda: pytest.fail("kept beside the value")) == "engine result"
+
+
+def test_a_read_kept_per_data_version_is_read_again_when_a_run_arrives(alpha, make_run):
+    reads = []
+    read = lambda: reads.append(1) or len(reads)  # noqa: E731
+    assert ranking_cache.per_data_version("runs", read) == 1
+    assert ranking_cache.per_data_version("runs", read) == 1
+    make_run(alpha, [{"throughput_per_s": 800, "latency_p99_ms": 9.0}], started_at=datetime(2025, 4, 1, tzinfo=UTC))
+    assert ranking_cache.per_data_version("runs", read) == 2
+    assert ranking_cache.rebuild_count() == 0  # not a ranking: never counted as a build
