@@ -16,7 +16,7 @@ from accounting.api.ranking_serializers import (
 )
 from accounting.api.renderers import RankingCSVRenderer
 from accounting.api.serving_views import ServingRankingView
-from accounting.api.validation import refused_as_400, validated
+from accounting.api.validation import refused_as_400, validated, validated_query
 from accounting.policy import ParameterError
 from accounting.rankings.ranking import cost_series
 
@@ -46,7 +46,7 @@ class RankingView(APIView):
         responses=RankingSerializer,
     )
     def get(self, request):
-        question = validated(RankingQuerySerializer, request.query_params)["question"]
+        question = validated_query(RankingQuerySerializer, request.query_params)["question"]
         with refused_as_400(ParameterError):
             data = ranking_answer(question).data  # cached, shared with the dashboard
         response = with_empty_reason(Response(data), data["empty_reason"])

@@ -19,16 +19,16 @@ from accounting.api.serving_serializers import (
     ServingSeriesPointSerializer,
     ServingSeriesQuerySerializer,
 )
-from accounting.api.validation import refused_as_400, validated
+from accounting.api.validation import refused_as_400, validated, validated_query
 from accounting.empty_answers import why_no_fronts
 from accounting.serving.planning import cost_series_at, plan
 from accounting.serving.points import fronts, llm_workload
 from workloads import registry
 
 
-def _llm_question(serializer_class, data) -> dict:
+def _llm_question(serializer_class, data, *, parse=validated) -> dict:
     """The validated parameters of a question about an LLM workload; a 400 under `workload` for any other."""
-    params = validated(serializer_class, data)
+    params = parse(serializer_class, data)
     with refused_as_400(ValueError, field="workload"):  # UnknownWorkload is a ValueError too
         llm_workload(params["workload"])
     return params
@@ -38,7 +38,7 @@ def serving_ranking_response(request) -> Response:
     """The ranking at a target interactivity, cached like every ranking (shared by /rankings/)."""
     if request.accepted_renderer.format == "csv":
         request.accepted_renderer = ServingRankingCSVRenderer()
-    params = _llm_question(ServingQuerySerializer, request.query_params)
+    params = _llm_question(ServingQuerySerializer, request.query_params, parse=validated_query)
     question = params["question"]
     with refused_as_400(ValueError):
         data = serving_answer(question).data  # cached, shared with the dashboard
