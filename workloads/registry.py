@@ -668,13 +668,22 @@ def endpoint_workload(workload_id: str) -> Workload:
     """The user-declared workload of an endpoint id (``endpoint:<name>``); raises UnknownWorkload otherwise."""
     if not ENDPOINT_ID.match(workload_id):
         raise UnknownWorkload(f"{workload_id!r} is not an endpoint workload id (endpoint:<lowercase name>)")
+    return _served_by_an_endpoint(
+        workload_id,
+        f"Endpoint {workload_id.removeprefix('endpoint:')} (user-declared)",
+        "as declared with the endpoint (prompt and output tokens per request)",
+    )
+
+
+def _served_by_an_endpoint(workload_id: str, title: str, input_description: str) -> Workload:
+    """A user-declared workload measured through an endpoint: whatever the server runs, in output tokens."""
     return Workload(
         id=workload_id,
         model_class=ENDPOINT,
-        title=f"Endpoint {workload_id.removeprefix('endpoint:')} (user-declared)",
+        title=title,
         reference_model="whatever the endpoint serves",
         unit=Unit.OUTPUT_TOKENS,
-        input_description="as declared with the endpoint (prompt and output tokens per request)",
+        input_description=input_description,
         quality_target="not measured: the endpoint's own",
         user_defined=True,
     )
@@ -692,15 +701,10 @@ def trace_workload(workload_id: str) -> Workload:
     """The workload of a declared trace's id (``trace:<name>``); raises UnknownWorkload otherwise."""
     if not TRACE_ID.match(workload_id):
         raise UnknownWorkload(f"{workload_id!r} is not a trace workload id (trace:<lowercase name>)")
-    return Workload(
-        id=workload_id,
-        model_class=ENDPOINT,
-        title=f"Trace {workload_id.removeprefix('trace:')} (user-declared, replayed against an endpoint)",
-        reference_model="whatever the endpoint serves",
-        unit=Unit.OUTPUT_TOKENS,
-        input_description="the trace's requests, with the lengths (and arrival times) it records",
-        quality_target="not measured: the endpoint's own",
-        user_defined=True,
+    return _served_by_an_endpoint(
+        workload_id,
+        f"Trace {workload_id.removeprefix('trace:')} (user-declared, replayed against an endpoint)",
+        "the trace's requests, with the lengths (and arrival times) it records",
     )
 
 
