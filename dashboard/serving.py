@@ -12,7 +12,7 @@ from django.shortcuts import render
 
 from accounting import policy
 from accounting.api.answers import serving_answer
-from accounting.empty_answers import moment_text, why_empty, why_no_fronts
+from accounting.empty_answers import moment_text, why_no_fronts
 from accounting.pricing.money import cost_basis_text
 from accounting.provenance import origin_label
 from accounting.question import CostQuestion
@@ -138,7 +138,7 @@ def serving(request):
         chart = answer.drawn("serving-chart", draw)
         missing_total = any(row.basis.costs.total_usd_per_million is None for row in ranking.rows)
         context.update({"ranking": ranking, "chart": chart, "missing_total": missing_total,
-                        "empty_reason": why_empty(question, ranking)})  # fmt: skip
+                        "empty_reason": answer.data["empty_reason"]})  # fmt: skip
     price_kind = data.get("price_kind") or PriceKind.CLOUD_ON_DEMAND
     csv_context = export_context(
         workload=workload,

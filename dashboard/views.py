@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET
 from accounting import comparisons, policy
 from accounting.api.answers import ranking_answer
 from accounting.coverage import default_workload, workload_coverage
-from accounting.empty_answers import moment_text, why_empty
+from accounting.empty_answers import moment_text
 from accounting.errors import FieldError
 from accounting.pricing.money import cost_basis_text
 from accounting.pricing.utilization import default_utilization
@@ -160,7 +160,7 @@ def overview(request):
     )
     answer = ranking_answer(question)  # the rankings API's cached answer to the same question
     result = answer.result()
-    empty_reason = why_empty(question, result)
+    empty_reason = answer.data["empty_reason"]  # worked out once, when the answer was built
     alarms = selectors.open_alarms()
     agents = list(Agent.objects.order_by("name")[:50])
     jobs = list(Job.objects.select_related("agent").order_by("-created_at")[:10])
