@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from hardware_catalog.models import Accelerator
 from harness.endpoints.trace import FORMATS as TRACE_FORMATS
+from workloads.registry import DECLARED_NAME
 from workloads.user import FORMATS as USER_FORMATS
 from workloads.user import UNITS as USER_UNITS
 
@@ -166,7 +167,7 @@ class UserWorkload(models.Model):
     IDENTITY_FIELDS = ("format", "path", "unit", "inputs", "llm")
 
     name = models.CharField(
-        max_length=48, unique=True, validators=[RegexValidator(r"^[a-z0-9][a-z0-9._-]{0,47}$")],
+        max_length=48, unique=True, validators=[RegexValidator(rf"^{DECLARED_NAME}$")],
         help_text="Lowercase letters, digits, '.', '_' or '-'. Its workload id is user:<name>.",
     )  # fmt: skip
     title = models.CharField(max_length=200, blank=True)
@@ -220,7 +221,7 @@ class RequestTrace(models.Model):
     """
 
     name = models.CharField(
-        max_length=48, unique=True, validators=[RegexValidator(r"^[a-z0-9][a-z0-9._-]{0,47}$")],
+        max_length=48, unique=True, validators=[RegexValidator(rf"^{DECLARED_NAME}$")],
         help_text="Lowercase letters, digits, '.', '_' or '-'. Its workload id is trace:<name>.",
     )  # fmt: skip
     title = models.CharField(max_length=200, blank=True)

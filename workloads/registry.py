@@ -661,7 +661,10 @@ WORKLOADS: dict[str, Workload] = {w.id: w for w in _BUILT_IN}
 # A running inference server that a user declared (harness.endpoints): its workload is whatever the
 # server runs, so its id is the user's ``endpoint:<name>`` and its runs rank only against runs of that id.
 ENDPOINT = "endpoint"
-ENDPOINT_ID = re.compile(r"^endpoint:[a-z0-9][a-z0-9._-]{0,47}$")
+# The name a user declares an endpoint, a trace or a model file under (its workload id is ``<kind>:<name>``).
+DECLARED_NAME = r"[a-z0-9][a-z0-9._-]{0,47}"
+DECLARED_NAME_PATTERN = re.compile(rf"^{DECLARED_NAME}$")
+ENDPOINT_ID = re.compile(rf"^endpoint:{DECLARED_NAME}$")
 
 
 def endpoint_workload(workload_id: str) -> Workload:
@@ -694,7 +697,7 @@ def _served_by_an_endpoint(workload_id: str, title: str, input_description: str)
 # runs rank only against runs of the same trace, whichever endpoint served them. Measured through an endpoint, its
 # runs are of the endpoint model class (output tokens), so the serving fronts read them as any endpoint's.
 TRACE = "trace"
-TRACE_ID = re.compile(r"^trace:[a-z0-9][a-z0-9._-]{0,47}$")
+TRACE_ID = re.compile(rf"^trace:{DECLARED_NAME}$")
 
 
 def trace_workload(workload_id: str) -> Workload:

@@ -35,10 +35,10 @@ from pathlib import Path, PurePosixPath
 
 import jsonschema
 
-from .registry import Unit, Workload
+from .registry import DECLARED_NAME, Unit, Workload
 
 USER = "user"
-USER_ID = re.compile(r"^user:[a-z0-9][a-z0-9._-]{0,47}$")
+USER_ID = re.compile(rf"^user:{DECLARED_NAME}$")
 FORMATS = ("onnx", "torchscript", "torch-export", "huggingface")
 FILE_SUFFIXES = {"onnx": (".onnx",), "torchscript": (".pt", ".pth", ".ts"), "torch-export": (".pt2",)}
 DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "int64": 8, "int32": 4, "bool": 1}
@@ -56,7 +56,7 @@ SPEC_SCHEMA = {
     "required": ["name", "format", "path", "unit"],
     "additionalProperties": False,
     "properties": {
-        "name": {"type": "string", "pattern": r"^[a-z0-9][a-z0-9._-]{0,47}$"},
+        "name": {"type": "string", "pattern": rf"^{DECLARED_NAME}$"},
         "title": {"type": "string", "maxLength": 200},
         "format": {"enum": list(FORMATS)},
         "path": {"type": "string", "minLength": 1},

@@ -10,9 +10,11 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
+from workloads.registry import DECLARED_NAME_PATTERN
+
 PROTOCOLS = ("openai-completions", "openai-chat", "oip-v2")
 ENDPOINT_SCENARIOS = ("concurrency-sweep", "server")
-NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,47}$")
+NAME_PATTERN = DECLARED_NAME_PATTERN  # workloads.registry: endpoints, traces and model files alike
 SECRET_QUERY_KEYS = re.compile(r"(key|token|secret|password|sig|auth)", re.IGNORECASE)
 
 

@@ -20,16 +20,17 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import re
 from dataclasses import dataclass, replace
 from pathlib import Path
+
+from workloads.registry import DECLARED_NAME_PATTERN
 
 from ..stats import percentile
 
 FORMATS = ("mooncake", "vllm-custom", "sharegpt")
 MOONCAKE_FIELDS = {"timestamp", "input_length", "output_length", "hash_ids"}
 VLLM_CUSTOM_FIELDS = {"prompt", "output_tokens"}
-NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,47}$")
+NAME_PATTERN = DECLARED_NAME_PATTERN  # workloads.registry: endpoints, traces and model files alike
 # A declared trace as a job's spec carries it to the agent: the file's text travels with its digest.
 DECLARATION_FIELDS = ("name", "format", "content", "sha256")
 
