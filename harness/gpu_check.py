@@ -15,6 +15,7 @@ import time
 from dataclasses import replace
 
 from .runner import Failure, Skip
+from .scenarios.settings import PRESETS
 from .suite import plan_suite, run_suite
 
 
@@ -30,8 +31,10 @@ def table_rows(items, results) -> list[tuple[str, ...]]:
             for point in result["points"]:
                 interval = point.get("throughput_interval_per_s") or {}
                 validity = point.get("validity") or {"valid": True, "reasons": []}
+                unit = point.get("throughput_unit") or "samples"
                 figure = (
                     f"{point['throughput_per_s']:.1f} [{interval.get('low', 0):.1f}, {interval.get('high', 0):.1f}]"
+                    + ("" if unit == "samples" else f" {unit.replace('_', ' ')}")
                 )
                 rows.append((*where, f"b={point['batch_size']}", figure, f"{point['latency_ms']['p99']:.3f}",
                              "valid" if validity["valid"] else "; ".join(validity["reasons"])))  # fmt: skip
@@ -95,6 +98,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--budget-s", type=float, help="Start no item after this many seconds; the rest are listed as not run."
     )
+    parser.add_argument(
+        "--preset",
+        choices=sorted(PRESETS),
+        default="quick",
+        help="Run settings (default quick: rounds of 1 s, too short for small models on a fast GPU).",
+    )
+    parser.add_argument("--round-s", type=float, help="Each round's minimum duration in seconds (default: the preset's).")
+    parser.add_argument("--rounds", type=int, help="Rounds per point (default: the preset's).")
     args = parser.parse_args(argv)
     import torch
 
@@ -102,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no CUDA device (torch {torch.__version__}): nothing to check", file=sys.stderr)
         return 2
     items = plan_suite(
-        "quick",
+        args.preset,
         workloads=args.workload,
         backends=args.backend,
         precisions=args.precision,
@@ -110,9 +121,20 @@ def main(argv: list[str] | None = None) -> int:
         device="cuda",
     )
     items = [item for item in items if item.scenario == "offline"]
-    if args.batch_sizes:
-        items = [replace(item, settings=item.settings.with_(offline_batch_sizes=args.batch_sizes)) for item in items]
+    changes = {
+        "offline_batch_sizes": args.batch_sizes,
+        "min_duration_ms": None if args.round_s is None else round(args.round_s * 1000),
+        "rounds": args.rounds,
+    }
+    changes = {name: value for name, value in changes.items() if value is not None}
+    if changes:
+        items = [replace(item, settings=item.settings.with_(**changes)) for item in items]
+    settings = items[0].settings if items else None
     print(f"{torch.cuda.get_device_name(0)}, torch {torch.__version__}: {len(items)} items", flush=True)
+    if settings is not None:
+        print(f"settings: preset {args.preset}, rounds of >= {settings.min_duration_ms / 1000:g} s, "
+              f"{settings.rounds} round(s) (+ up to {settings.extra_rounds} if they disagree by over "
+              f"{settings.rounds_agreement:.0%}), batch sizes {list(settings.offline_batch_sizes)}", flush=True)  # fmt: skip
     print(_line(HEADER), flush=True)
     failed = False
     with tempfile.TemporaryDirectory(prefix="inferledger-gpu-check-") as out:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import json
 import re
 import time
@@ -175,6 +177,16 @@ def _counted_flops(workload) -> int:
     return _FLOPS_COUNTED[key]
 
 
+def _model_to_measure(workload, item: SuiteItem, reference_model, needs_reference: bool):
+    """The model the item's backend loads, built once: the reference itself when the item is the reference
+    (eager fp32), else a copy of it, which has the same seeded weights. Building anew cost as much again: for
+    Llama-3.1-8B, random-initialising 8B parameters on the CPU a second time (about a minute on a GPU host).
+    A user's model file is opened again (its ONNX session is not copied)."""
+    if item.user_spec is not None:
+        return workload.build("cpu")
+    return copy.deepcopy(reference_model) if needs_reference else reference_model
+
+
 def prepare_item(item: SuiteItem, out_dir: str | Path) -> PreparedItem | Skip:
     """Build and load the model, run the accuracy guard; a Skip when the combination is unsupported."""
     reason = skip_reason(item)
@@ -198,10 +210,11 @@ def prepare_item(item: SuiteItem, out_dir: str | Path) -> PreparedItem | Skip:
             backend = file_backend(item.user_spec, item.backend, item.precision, item.device)
         else:
             backend = get_backend_class(item.backend)(item.precision, item.device)
-        backend.load(workload.build("cpu"), workload.example_inputs(2))
+        needs_reference = (item.backend, item.precision) != (reference_backend, "fp32")
+        backend.load(_model_to_measure(workload, item, reference_model, needs_reference), workload.example_inputs(2))
         _refuse_batches_outside(backend, item)
         accuracy = None
-        if (item.backend, item.precision) != (reference_backend, "fp32"):
+        if needs_reference:
             # The fp32 reference: eager for torch models; for an ONNX file its CPU run on ONNX Runtime.
             reference = EagerBackend("fp32", "cpu" if item.user_spec is not None else item.device)
             reference.load(reference_model, workload.example_inputs(2))

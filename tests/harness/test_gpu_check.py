@@ -46,3 +46,11 @@ def test_items_come_one_by_one_and_those_past_the_budget_are_listed_as_not_run()
     last = checked[-1][1]
     assert isinstance(last, Skip) and last.reason == "not run: the check's time budget (60 s) ran out before it started"
     assert table_rows([items[-1]], [last])[0][3:] == ("-", "skipped", "", last.reason)
+
+
+def test_an_llm_row_names_its_unit_output_tokens():
+    item = SuiteItem("llm-decoder", "reference", "offline", "eager", "bf16", "cuda")
+    point = {"batch_size": 32, "throughput_per_s": 550.8, "throughput_unit": "output_tokens",
+             "throughput_interval_per_s": {"low": 527.8, "high": 563.9}, "latency_ms": {"p99": 14873.6}}  # fmt: skip
+    (row,) = table_rows([item], [{"points": [point]}])
+    assert row[4] == "550.8 [527.8, 563.9] output tokens" and row[6] == "valid"

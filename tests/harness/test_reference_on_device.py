@@ -38,3 +38,32 @@ def test_an_item_is_prepared_when_its_reference_leaves_the_cpu(tmp_path, monkeyp
     assert prepared.parameters == sum(p.numel() for p in workload.build("meta").parameters())
     assert prepared.weight_bytes == workload.weight_bytes(workload.build("cpu"))
     assert references and all(p.device == torch.device("meta") for p in references[0].parameters())
+
+
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_a_model_is_built_once_per_item_and_the_measured_copy_has_the_references_weights(
+    tmp_path, monkeypatch, precision
+):
+    """Building Llama-3.1-8B twice on a GPU host's CPU (reference, then the model measured) cost about a minute
+    more per item; the second model is a copy of the first, so it has the same seeded weights."""
+    workload_class = type(get_workload("tabular", "tiny"))
+    build, built, loaded = workload_class.build, [], {}
+
+    def counted_build(self, device="cpu"):
+        model = build(self, device)
+        built.append(device)
+        return model
+
+    load = EagerBackend.load
+
+    def note_load(self, model, example):
+        loaded[self.precision] = {name: tensor.detach().float().clone() for name, tensor in model.state_dict().items()}
+        load(self, model, example)
+
+    monkeypatch.setattr(workload_class, "build", counted_build)
+    monkeypatch.setattr(EagerBackend, "load", note_load)
+    prepare_item(SuiteItem("tabular", "tiny", "offline", "eager", precision, "cpu", FAST), tmp_path)
+    assert built.count("cpu") == 1  # (the FLOP count builds on the meta device, once per workload)
+    reference = build(workload_class("tiny"), "cpu").state_dict()
+    for weights in loaded.values():  # fp32: the reference itself; bf16: the measured copy and the reference
+        assert all(torch.equal(weights[name], tensor) for name, tensor in reference.items())
