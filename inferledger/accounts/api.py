@@ -73,3 +73,24 @@ class LogoutAllView(APIView):
         revoked = revoke_tokens(request.user)
         logout(request._request)
         return Response({"revoked": revoked})
+
+
+class MeSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    is_staff = serializers.BooleanField(help_text="Staff may enqueue jobs and declare endpoints, traces and models.")
+    token_expiry = serializers.DateTimeField(
+        allow_null=True, help_text="When the token this request was made with expires (null: a session, or none)."
+    )
+
+
+class MeView(APIView):
+    """Who this request is authenticated as: a procurement tool's check that its token works, and when it expires.
+    The least an authenticated answer costs, so `benchmarks/api_load.py` measures its floor on it."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=MeSerializer)
+    def get(self, request):
+        expiry = request.auth.expiry if isinstance(request.auth, AuthToken) else None
+        return Response({"username": request.user.get_username(), "is_staff": request.user.is_staff,
+                         "token_expiry": expiry})  # fmt: skip

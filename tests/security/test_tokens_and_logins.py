@@ -95,3 +95,21 @@ def test_a_lockout_is_per_username_and_address(analyst, django_user_model, clien
         client.post("/accounts/login/", {"username": "analyst", "password": "wrong"})
     response = client.post("/accounts/login/", {"username": "colleague", "password": "pw-colleague-123"})
     assert response.status_code == 302  # another user from the same address still signs in
+
+
+@pytest.mark.django_db
+def test_me_names_the_tokens_user_and_when_the_token_expires(django_user_model, django_assert_max_num_queries):
+    """GET /api/v1/auth/me/: a procurement tool's check of its token (and the load benchmark's floor)."""
+    from django.core.cache import cache
+
+    cache.clear()
+    user = django_user_model.objects.create_user(username="buyer", password="pw-buyer-12345")
+    instance, token = AuthToken.objects.create(user)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    answer = client.get("/api/v1/auth/me/").json()
+    assert answer["username"] == "buyer" and answer["is_staff"] is False
+    assert answer["token_expiry"] == instance.expiry.isoformat().replace("+00:00", "Z")
+    with django_assert_max_num_queries(0):  # the token's check is cached: the floor costs no query
+        assert client.get("/api/v1/auth/me/").status_code == 200
+    assert APIClient().get("/api/v1/auth/me/").status_code == 401
