@@ -222,9 +222,17 @@ def _left_out(question: CostQuestion, left_out: list, priced: int) -> str:
             f"none of the {priced} accelerators with results and a {question.price_kind} price has an operating "
             f"point with a throughput in {question.workload.unit.value}"
         )
-    reasons = Counter(reason for _, reason in left_out)
-    said = "; ".join(f"{reason} ({count})" for reason, count in reasons.most_common())
+    reasons = Counter(reason for _, reason in left_out).most_common()
+    said = "; ".join(f"{reason} ({count})" for reason, count in reasons[:REASONS_SAID])
+    if len(reasons) > REASONS_SAID:
+        # Reasons that name their own figures (each front's slowest speed) differ for every result: 228 of them
+        # made a 57,000-character reason, sent in a header too. The answer's refused rows list each one.
+        others = sum(count for _, count in reasons[REASONS_SAID:])
+        said += f"; and {others} more, for {len(reasons) - REASONS_SAID} other reasons (each listed in the answer)"
     return f"all {len(left_out)} results with a {question.price_kind} price in force are left out: {said}"
+
+
+REASONS_SAID = 3  # the most common reasons an empty answer spells out; the rest are counted
 
 
 def why_no_snapshots(snapshots, *, as_of: datetime | None, what: str) -> str:

@@ -138,7 +138,7 @@ def serving(request):
         chart = answer.drawn("serving-chart", draw)
         missing_total = any(row.basis.costs.total_usd_per_million is None for row in ranking.rows)
         context.update({"ranking": ranking, "chart": chart, "missing_total": missing_total,
-                        "empty_reason": answer.data["empty_reason"]})  # fmt: skip
+                        "empty_reason": answer.empty_reason})  # fmt: skip
     price_kind = data.get("price_kind") or PriceKind.CLOUD_ON_DEMAND
     csv_context = export_context(
         workload=workload,

@@ -160,7 +160,7 @@ def overview(request):
     )
     answer = ranking_answer(question)  # the rankings API's cached answer to the same question
     result = answer.result()
-    empty_reason = answer.data["empty_reason"]  # worked out once, when the answer was built
+    empty_reason = answer.empty_reason  # worked out once, when the answer was built
     alarms = selectors.open_alarms()
     agents = list(Agent.objects.order_by("name")[:50])
     jobs = list(Job.objects.select_related("agent").order_by("-created_at")[:10])

@@ -6,7 +6,7 @@ from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounting.api.answers import ranking_answer
+from accounting.api.answers import AnswerResponse, ranking_answer
 from accounting.api.empty import EMPTY_REASON_RESPONSE_HEADER, with_empty_reason
 from accounting.api.ranking_serializers import (
     CostSeriesQuerySerializer,
@@ -48,10 +48,10 @@ class RankingView(APIView):
     def get(self, request):
         question = validated_query(RankingQuerySerializer, request.query_params)["question"]
         with refused_as_400(ParameterError):
-            data = ranking_answer(question).data  # cached, shared with the dashboard
-        response = with_empty_reason(Response(data), data["empty_reason"])
+            answer = ranking_answer(question)  # cached, shared with the dashboard
+        response = with_empty_reason(AnswerResponse(answer), answer.empty_reason)
         if request.accepted_renderer.format == "csv":
-            response["Content-Disposition"] = f'attachment; filename="ranking-{data["workload"]["id"]}.csv"'
+            response["Content-Disposition"] = f'attachment; filename="ranking-{question.workload.id}.csv"'
         return response
 
 

@@ -6,7 +6,7 @@ from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounting.api.answers import serving_answer
+from accounting.api.answers import AnswerResponse, serving_answer
 from accounting.api.empty import EMPTY_REASON_RESPONSE_HEADER, with_empty_reason
 from accounting.api.serving_renderers import ServingRankingCSVRenderer
 from accounting.api.serving_serializers import (
@@ -41,8 +41,8 @@ def serving_ranking_response(request) -> Response:
     params = _llm_question(ServingQuerySerializer, request.query_params, parse=validated_query)
     question = params["question"]
     with refused_as_400(ValueError):
-        data = serving_answer(question).data  # cached, shared with the dashboard
-    response = with_empty_reason(Response(data), data["empty_reason"])
+        answer = serving_answer(question)  # cached, shared with the dashboard
+    response = with_empty_reason(AnswerResponse(answer), answer.empty_reason)
     if request.accepted_renderer.format == "csv":
         response["Content-Disposition"] = f'attachment; filename="serving-ranking-{params["workload"]}.csv"'
     return response

@@ -193,3 +193,29 @@ def test_the_header_is_one_line_whatever_the_question_echoes(api, fast, make_pri
     response = api.get("/api/v1/rankings/", RANKING | {"region": "eu\nwest\u00e9\u4e00", "as_of": "2025-07-01"})
     assert "in region eu\nwest\u00e9\u4e00 in force" in response.data["empty_reason"]  # the body: as asked
     assert "in region eu west\u00e9? in force" in response["X-Empty-Reason"]  # the header: one Latin-1 line
+
+
+def test_an_empty_answer_spells_out_its_three_commonest_reasons_and_counts_the_rest():
+    """228 fronts each below its own slowest speed made a 57,000-character reason (in a header too)."""
+    from types import SimpleNamespace
+
+    from accounting.empty_answers import _left_out
+
+    left_out = [(None, "too slow")] * 3 + [(None, "no price")] * 2 + [(None, f"below {n} tokens/s") for n in (7, 8, 9)]
+    reason = _left_out(SimpleNamespace(price_kind="cloud_spot"), left_out, priced=8)
+    # 8 left out: "too slow" 3, "no price" 2, then three reasons of 1 each; the first of those is said (3 in all),
+    # the other two counted: 2 results, 2 reasons.
+    assert reason == (
+        "all 8 results with a cloud_spot price in force are left out: too slow (3); no price (2); below 7 tokens/s "
+        "(1); and 2 more, for 2 other reasons (each listed in the answer)"
+    )
+
+
+def test_a_long_reason_is_cut_in_the_header_and_kept_whole_in_the_body():
+    from django.http import HttpResponse
+
+    from accounting.api.empty import HEADER_MAX_CHARS, with_empty_reason
+
+    reason = "why " * 2000  # 8,000 characters: past the 8 KB that proxies accept in a header
+    header = with_empty_reason(HttpResponse(), reason)["X-Empty-Reason"]
+    assert len(header) == HEADER_MAX_CHARS and header.endswith(" ... (cut)") and header.startswith("why why")
