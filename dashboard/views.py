@@ -1,5 +1,6 @@
 """Dashboard pages: parse the GET controls, read through selectors, draw with figures, render or export CSV."""
 
+from dataclasses import dataclass
 from decimal import Decimal
 from functools import partial
 
@@ -31,6 +32,7 @@ from results.verdict import describe_accuracy
 
 from . import figures, page_tables, selectors
 from .figures import unit_words
+from .templatetags.dashboard import DrawnTable
 from .forms import AsOfField, CompareForm, EnqueueForm, OverviewForm, TrendsForm
 from .tables import export_context, export_or_none
 
@@ -159,38 +161,57 @@ def overview(request):
         as_of=params.get("as_of"),  # None: now
     )
     answer = ranking_answer(question)  # the rankings API's cached answer to the same question
-    result = answer.result()
     empty_reason = answer.empty_reason  # worked out once, when the answer was built
-    alarms = selectors.open_alarms()
-    agents = list(Agent.objects.order_by("name")[:50])
-    jobs = list(Job.objects.select_related("agent").order_by("-created_at")[:10])
-    tables = [
-        page_tables.ranking_table(result, empty_reason=empty_reason),
-        page_tables.alarms_table(alarms),
-        page_tables.agents_table(agents),
-        page_tables.jobs_table(jobs),
+    live_tables = [
+        page_tables.alarms_table(selectors.open_alarms()),
+        page_tables.agents_table(list(Agent.objects.order_by("name")[:50])),
+        page_tables.jobs_table(list(Job.objects.select_related("agent").order_by("-created_at")[:10])),
     ]
-    chart = (
-        answer.drawn(
-            "overview-chart",
-            lambda: figures.render(figures.ranking_bars(result.rows, unit=result.unit), "ranking-chart"),
-        )
-        if result.rows
-        else None
-    )
-    context = {"form": form, "ranking": result, "chart": chart, "sla": sla, "published": published,
+    # What the page shows of the ranking (its summary, chart and table) is drawn once per built answer; the ranking
+    # itself is read (unpickled) only to draw them or to export its table.
+    drawn = answer.drawn("overview-page", lambda: _overview_drawing(answer.result(), empty_reason))
+    context = {"form": form, "ranking": drawn, "chart": drawn.chart, "sla": sla, "published": published,
                "as_of": question.as_of, "empty_reason": empty_reason,
                "coverage": coverage.get(workload.id), "sla_links": _standard_sla_links(request, workload, sla),
                "reference_sla": policy.reference_sla(workload)}  # fmt: skip
     csv_context = export_context(
         workload=workload.id,
         sla=str(sla),
-        cost_basis=cost_basis_text(result.price_kind, result.utilization),
+        cost_basis=cost_basis_text(drawn.price_kind, drawn.utilization),
         **{"published results": f"{published.value}: {published.description}"},
         **_as_of_context(question.as_of),
     )
+    exporting_ranking = request.GET.get("export") == "ranking"
+    ranking_table = page_tables.ranking_table(answer.result(), empty_reason=empty_reason) if exporting_ranking else None
+    tables = [ranking_table or drawn.table, *live_tables]
     return _page(request, "dashboard/overview.html", context, tables=tables, filename=f"overview-{workload.id}",
                  export_context=csv_context)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class OverviewDrawing:
+    """What the overview shows of one ranking: the summary line's figures, the chart and the table, drawn once."""
+
+    workload: object  # workloads.Workload
+    sla: str
+    price_kind: str
+    utilization: Decimal
+    unit: str
+    rows: list  # the first row only (the cheapest): the summary names it
+    ranked_accelerator_count: int  # distinct accelerators among the ranked rows
+    infeasible_count: int
+    chart: str | None
+    table: DrawnTable
+
+
+def _overview_drawing(result, empty_reason) -> OverviewDrawing:
+    chart = figures.render(figures.ranking_bars(result.rows, unit=result.unit), "ranking-chart") if result.rows else None
+    return OverviewDrawing(
+        workload=result.workload, sla=str(result.sla), price_kind=result.price_kind, utilization=result.utilization,
+        unit=result.unit, rows=result.rows[:1], infeasible_count=len(result.infeasible), chart=chart,
+        ranked_accelerator_count=len({row.accelerator.pk for row in result.rows}),
+        table=DrawnTable.of(page_tables.ranking_table(result, empty_reason=empty_reason)),
+    )  # fmt: skip
 
 
 @login_required

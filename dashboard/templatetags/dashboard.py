@@ -1,8 +1,12 @@
 """Formatting for the dashboard: money as USD, times in ms, and the shared table partial."""
 
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 from django import template
+from django.utils.html import conditional_escape as escape
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 
 from accounting import policy
 from accounting.empty_answers import moment_text
@@ -67,27 +71,56 @@ FORMATTERS = {
 }
 
 
-@register.inclusion_tag("dashboard/_table.html", takes_context=True)
+@register.simple_tag(takes_context=True)
 def data_table(context, table):
-    request = context["request"]
-    query = request.GET.copy()
+    """A table (dashboard.tables.Table) as HTML, with its CSV link. Written in Python rather than a template:
+    a template loop over every cell was a third of the overview page's time (about 6 ms for four tables)."""
+    query = context["request"].GET.copy()
     query["export"] = table.name
-    rows = [
-        {
-            "muted": table.muted(row),
-            "cells": [
-                {
-                    "text": FORMATTERS[column.kind](value),
-                    "title": value if column.kind == "note" else "",
-                    "link": link,
-                    "numeric": column.kind not in ("text", "note"),
-                }
-                for column, value, link in cells
-            ],
-        }
-        for row, cells in table.cells()
-    ]
-    return {"table": table, "rows": rows, "csv_url": f"?{query.urlencode()}"}
+    header = format_html(
+        '<section class="table" id="table-{}">\n  <header>\n    <h2>{}</h2>\n    <a class="csv" href="{}" download>CSV'
+        "</a>\n  </header>\n",
+        table.name, table.title, f"?{query.urlencode()}",
+    )  # fmt: skip
+    return header + (table.body_html if isinstance(table, DrawnTable) else table_body_html(table))
+
+
+def table_body_html(table) -> str:
+    """A table's rows (or the line saying it is empty) as HTML, closing the section data_table opens."""
+    rows = list(table.cells())
+    if not rows:
+        return format_html('  <p class="empty">{}</p>\n</section>', table.empty)
+    head = "".join(f'<th scope="col">{escape(column.header)}</th>' for column in table.columns)
+    body = "".join(_row_html(table.muted(row), cells) for row, cells in rows)
+    return mark_safe(  # noqa: S308 (every text in it is escaped above and in _row_html)
+        f'  <div class="scroll">\n  <table>\n    <thead><tr>{head}</tr></thead>\n    <tbody>\n{body}    </tbody>\n'
+        "  </table>\n  </div>\n</section>"
+    )
+
+
+@dataclass(frozen=True)
+class DrawnTable:
+    """A table whose rows were drawn once (table_body_html) for a cached answer: what data_table shows of it."""
+
+    name: str
+    title: str
+    body_html: str
+
+    @classmethod
+    def of(cls, table) -> "DrawnTable":
+        return cls(table.name, table.title, table_body_html(table))
+
+
+def _row_html(muted: bool, cells) -> str:
+    parts = []
+    for column, value, link in cells:
+        text = escape(FORMATTERS[column.kind](value))
+        numeric = ' class="num"' if column.kind not in ("text", "note") else ""
+        title = f' title="{escape(value)}"' if column.kind == "note" and value else ""
+        content = f'<a href="{escape(link)}">{text}</a>' if link else text
+        parts.append(f"<td{numeric}{title}>{content}</td>")
+    muted_class = ' class="muted"' if muted else ""
+    return f"      <tr{muted_class}>\n        {''.join(parts)}\n      </tr>\n"
 
 
 @register.filter(name="utilization_assumed")
