@@ -14,8 +14,8 @@ BENCH_SERVER_DATABASE_URL (the PostgreSQL server; default: 127.0.0.1:5432), BENC
 3. Starts gunicorn (2 single-threaded workers sharing a Redis cache, bound to 127.0.0.1 only), times each
    ranking query once with an empty cache (the cost of a rebuild after new data), and each serving ranking
    and overview query once (so each is measured in steady state), then, with CLIENTS
-   concurrent clients (wrk when installed) for SECONDS each, measures a floor
-   (GET /api/v1/auth/me/: the least an authenticated JSON answer costs), the rankings, the LLM serving ranking and the dashboard overview
+   concurrent clients (wrk when installed) for SECONDS each, measures a floor (GET /api/v1/auth/me/: the
+   least an authenticated JSON answer costs), the rankings, the LLM serving ranking and the dashboard overview
    (logged in with a session, the same questions as some of the rankings), steady state: the data does not change.
    Between the rankings' first pass and the rest, a cold stampede: the cache flushed, CLIENTS concurrent
    requests for one ranking; prints how many times it was built (the target: once per key,

@@ -24,7 +24,6 @@ from accounting.rankings.cache import per_data_version
 from accounting.sla import Sla
 from agents.jobs import job_create
 from agents.jobspec import JobSpecError
-from agents.models import Agent, Job
 from metering.models import Deployment
 from metering.selectors import monthly_trend
 from results.point_logs import log_download
@@ -32,9 +31,9 @@ from results.verdict import describe_accuracy
 
 from . import figures, page_tables, selectors
 from .figures import unit_words
-from .templatetags.dashboard import DrawnTable
 from .forms import AsOfField, CompareForm, EnqueueForm, OverviewForm, TrendsForm
 from .tables import export_context, export_or_none
+from .templatetags.dashboard import DrawnTable
 
 
 def _page(request, template: str, context: dict, *, tables: list, filename: str, export_context: dict | None = None):
@@ -162,11 +161,8 @@ def overview(request):
     )
     answer = ranking_answer(question)  # the rankings API's cached answer to the same question
     empty_reason = answer.empty_reason  # worked out once, when the answer was built
-    live_tables = [
-        page_tables.alarms_table(selectors.open_alarms()),
-        page_tables.agents_table(list(Agent.objects.order_by("name")[:50])),
-        page_tables.jobs_table(list(Job.objects.select_related("agent").order_by("-created_at")[:10])),
-    ]
+    # The page answers what an inference costs: its cost alarms stay; agents and jobs are on the Jobs page.
+    live_tables = [page_tables.alarms_table(selectors.open_alarms())]
     # What the page shows of the ranking (its summary, chart and table) is drawn once per built answer; the ranking
     # itself is read (unpickled) only to draw them or to export its table.
     drawn = answer.drawn("overview-page", lambda: _overview_drawing(answer.result(), empty_reason))
@@ -205,7 +201,9 @@ class OverviewDrawing:
 
 
 def _overview_drawing(result, empty_reason) -> OverviewDrawing:
-    chart = figures.render(figures.ranking_bars(result.rows, unit=result.unit), "ranking-chart") if result.rows else None
+    chart = (
+        figures.render(figures.ranking_bars(result.rows, unit=result.unit), "ranking-chart") if result.rows else None
+    )
     return OverviewDrawing(
         workload=result.workload, sla=str(result.sla), price_kind=result.price_kind, utilization=result.utilization,
         unit=result.unit, rows=result.rows[:1], infeasible_count=len(result.infeasible), chart=chart,

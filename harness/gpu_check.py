@@ -104,7 +104,9 @@ def main(argv: list[str] | None = None) -> int:
         default="quick",
         help="Run settings (default quick: rounds of 1 s, too short for small models on a fast GPU).",
     )
-    parser.add_argument("--round-s", type=float, help="Each round's minimum duration in seconds (default: the preset's).")
+    parser.add_argument(
+        "--round-s", type=float, help="Each round's minimum duration in seconds (default: the preset's)."
+    )
     parser.add_argument("--rounds", type=int, help="Rounds per point (default: the preset's).")
     args = parser.parse_args(argv)
     import torch
@@ -132,9 +134,12 @@ def main(argv: list[str] | None = None) -> int:
     settings = items[0].settings if items else None
     print(f"{torch.cuda.get_device_name(0)}, torch {torch.__version__}: {len(items)} items", flush=True)
     if settings is not None:
-        print(f"settings: preset {args.preset}, rounds of >= {settings.min_duration_ms / 1000:g} s, "
-              f"{settings.rounds} round(s) (+ up to {settings.extra_rounds} if they disagree by over "
-              f"{settings.rounds_agreement:.0%}), batch sizes {list(settings.offline_batch_sizes)}", flush=True)  # fmt: skip
+        print(
+            f"settings: preset {args.preset}, rounds of >= {settings.min_duration_ms / 1000:g} s, {settings.rounds} "
+            f"round(s) (+ up to {settings.extra_rounds} if they disagree by over {settings.rounds_agreement:.0%}), "
+            f"batch sizes {list(settings.offline_batch_sizes)}",
+            flush=True,
+        )
     print(_line(HEADER), flush=True)
     failed = False
     with tempfile.TemporaryDirectory(prefix="inferledger-gpu-check-") as out:

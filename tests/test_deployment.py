@@ -102,3 +102,12 @@ def test_the_api_schema_and_docs_are_closed_to_anonymous_users(deployed, path):
 def test_there_is_no_password_reset_by_email_without_email_configured(deployed):
     assert _get(f"{deployed}/accounts/password_reset/")[0] == 404
     assert _get(f"{deployed}/accounts/password_reset/", "POST", b"email=a%40b.c")[0] == 404
+
+
+def test_sessions_are_read_from_the_cache_only_when_every_worker_shares_it():
+    """With per-process memory, a session ended in one worker (logout) would live on in the others' caches."""
+    from inferledger.settings import session_engine_for
+
+    assert session_engine_for("django.core.cache.backends.redis.RedisCache").endswith(".cached_db")
+    assert session_engine_for("django.core.cache.backends.locmem.LocMemCache").endswith(".db")
+    assert session_engine_for("django.core.cache.backends.dummy.DummyCache").endswith(".db")

@@ -51,7 +51,9 @@ def test_the_bytes_sent_are_what_drf_renders_of_the_answer(alpha, api):
 
 def test_other_renderings_are_rendered_from_the_answer(alpha, api):
     indented = api.get(RANKINGS, HTTP_ACCEPT="application/json; indent=2")
-    assert indented.content.startswith(b'{\n  "') and json.loads(indented.content) == json.loads(api.get(RANKINGS).content)
+    assert indented.content.startswith(b'{\n  "') and json.loads(indented.content) == json.loads(
+        api.get(RANKINGS).content
+    )
     csv = api.get(RANKINGS + "&format=csv")
     assert csv.status_code == 200 and csv["Content-Type"].startswith("text/csv") and "Alpha" in csv.content.decode()
 
