@@ -1,5 +1,6 @@
 """Dashboard pages: parse the GET controls, read through selectors, draw with figures, render or export CSV."""
 
+import hashlib
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import partial
@@ -10,6 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import JsonResponse
 from django.shortcuts import redirect, render
+from django.utils.html import format_html_join
 from django.views.decorators.http import require_GET
 
 from accounting import comparisons, policy
@@ -166,8 +168,8 @@ def overview(request):
     # What the page shows of the ranking (its summary, chart and table) is drawn once per built answer; the ranking
     # itself is read (unpickled) only to draw them or to export its table.
     drawn = answer.drawn("overview-page", lambda: _overview_drawing(answer.result(), empty_reason))
-    context = {"form": form, "ranking": drawn, "chart": drawn.chart, "sla": sla, "published": published,
-               "as_of": question.as_of, "empty_reason": empty_reason,
+    context = {"form": form, "form_fields": _fields_html(form), "ranking": drawn, "chart": drawn.chart, "sla": sla,
+               "published": published, "as_of": question.as_of, "empty_reason": empty_reason,
                "coverage": coverage.get(workload.id), "sla_links": _standard_sla_links(request, workload, sla),
                "reference_sla": policy.reference_sla(workload)}  # fmt: skip
     csv_context = export_context(
@@ -182,6 +184,20 @@ def overview(request):
     tables = [ranking_table or drawn.table, *live_tables]
     return _page(request, "dashboard/overview.html", context, tables=tables, filename=f"overview-{workload.id}",
                  export_context=csv_context)  # fmt: skip
+
+
+def _fields_html(form) -> str:
+    """The form's controls as HTML, drawn once per data version and set of values shown: the workload picker lists
+    every workload with what it has results on, and drawing the controls was most of the page's rendering."""
+    if form.errors:
+        return _draw_fields(form)
+    shown = repr(sorted((name, str(form[name].value())) for name in form.fields))
+    key = f"overview-form:{hashlib.sha256(shown.encode()).hexdigest()}"
+    return per_data_version(key, lambda: _draw_fields(form))
+
+
+def _draw_fields(form) -> str:
+    return format_html_join("", "<label>{} {}</label>", ((field.label, field) for field in form))
 
 
 @dataclass(frozen=True)

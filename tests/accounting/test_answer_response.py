@@ -64,3 +64,13 @@ def test_the_answer_keeps_its_empty_reason_beside_its_json(alpha):
     question = CostQuestion.ask(workload="resnet50", sla_p99_ms=1, price_kind="cloud_on_demand")  # 9 ms > 1 ms
     answer = answers.ranking_answer(question)
     assert answer.empty_reason and json.loads(answer.json)["empty_reason"] == answer.empty_reason
+
+
+def test_a_client_that_accepts_gzip_gets_the_answer_gzipped_as_kept(alpha, api):
+    import gzip
+
+    plain = api.get(RANKINGS)
+    zipped = api.get(RANKINGS, HTTP_ACCEPT_ENCODING="gzip, deflate, br")
+    assert zipped["Content-Encoding"] == "gzip" and "Accept-Encoding" in zipped["Vary"]
+    assert gzip.decompress(zipped.content) == plain.content and len(zipped.content) < len(plain.content)
+    assert "Content-Encoding" not in plain and "Accept-Encoding" in plain["Vary"]
