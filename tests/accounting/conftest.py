@@ -52,6 +52,15 @@ def make_run(db):
     return make
 
 
+@pytest.fixture
+def alpha(make_accelerator, make_price, make_run):
+    """One GPU at 2.00 USD/h doing 400 inferences/s within 9 ms: 2.00 / (400 * 3600) * 1e6 = 1.3889 USD per 1M."""
+    gpu = make_accelerator("Alpha")
+    make_price(gpu, "2.00")
+    make_run(gpu, [{"throughput_per_s": 400, "latency_p99_ms": 9.0}])
+    return gpu
+
+
 @pytest.fixture(autouse=True)
 def _fresh_ranking_cache():
     """Each test starts with an empty ranking cache (LocMemCache lives as long as the process)."""

@@ -1,36 +1,19 @@
 """A cached answer is sent as the JSON bytes rendered when it was built (issue 28): the same bytes DRF would render,
-without unpickling the nested answer or rendering it again on every request."""
+without unpickling the nested answer or rendering it again on every request. `alpha` (tests/accounting/conftest.py):
+2.00 USD/h at 400 inferences/s, 2.00 / (400 * 3600) * 1e6 = $1.3889 per 1M."""
 
 import json
 from unittest import mock
 
 import pytest
-from django.core.cache import cache
 from rest_framework.renderers import JSONRenderer
 
 from accounting.api import answers
-from tests.accounting.conftest import make_run  # noqa: F401 (a fixture)
 from tests.money import per_million_text
 
 pytestmark = pytest.mark.django_db
 
 RANKINGS = "/api/v1/rankings/?workload=resnet50&sla_p99_ms=10&price_kind=cloud_on_demand"
-
-
-@pytest.fixture(autouse=True)
-def _empty_cache():
-    cache.clear()
-    yield
-    cache.clear()
-
-
-@pytest.fixture
-def alpha(make_accelerator, make_price, make_run):  # noqa: F811
-    """2.00 USD/h at 400 inferences/s: 2.00 / (400 * 3600) * 1e6 = 1.3889 USD per 1M."""
-    gpu = make_accelerator("Alpha")
-    make_price(gpu, "2.00")
-    make_run(gpu, [{"throughput_per_s": 400, "latency_p99_ms": 9.0}])
-    return gpu
 
 
 def test_a_cached_answer_is_sent_as_rendered_when_built(alpha, api):

@@ -19,14 +19,6 @@ def _empty_memo():
     validation._PARSED.clear()
 
 
-@pytest.fixture
-def alpha(make_accelerator, make_price, make_run):
-    gpu = make_accelerator("Alpha")
-    make_price(gpu, "2.00")
-    make_run(gpu, [{"throughput_per_s": 400, "latency_p99_ms": 9.0}])
-    return gpu
-
-
 def _asked(api, url):
     """The response, and how many times the query string was checked (validation.validated)."""
     with mock.patch.object(validation, "validated", wraps=validation.validated) as checked:

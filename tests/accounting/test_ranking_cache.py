@@ -17,14 +17,6 @@ pytestmark = pytest.mark.django_db
 RANKINGS = "/api/v1/rankings/?model_class=cv-classification&price_kind=cloud_on_demand&sla_p99_ms=10"
 
 
-@pytest.fixture
-def alpha(make_accelerator, make_price, make_run):
-    gpu = make_accelerator("Alpha")
-    make_price(gpu, "2.00")
-    make_run(gpu, [{"throughput_per_s": 400, "latency_p99_ms": 9.0}])
-    return gpu
-
-
 def _cost(response) -> str:
     assert response.status_code == 200, response.data
     return response.data["rows"][0]["cost_per_million_usd"]

@@ -12,6 +12,8 @@ from datetime import timedelta
 
 import pytest
 
+from tests.accounting.conftest import alpha  # noqa: F401 (a GPU ranked at $1.3889 per 1M)
+
 from .browser import CHROMIUM, CHROMIUM_ARGS, Browser, require_chromium
 
 QUICK_SETTINGS = {

@@ -25,15 +25,6 @@ def _empty_cache():
 
 
 @pytest.fixture
-def alpha(make_accelerator, make_price, make_run):  # noqa: F811
-    """One GPU at 2.00 USD/h doing 400 inferences/s within 9 ms: 2.00 / (400 * 3600) * 1e6 = 1.3889 USD per 1M."""
-    gpu = make_accelerator("Alpha")
-    make_price(gpu, "2.00")
-    make_run(gpu, [{"throughput_per_s": 400, "latency_p99_ms": 9.0}])
-    return gpu
-
-
-@pytest.fixture
 def logged_in(client, user):
     client.force_login(user)
     return client
