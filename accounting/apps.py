@@ -8,12 +8,13 @@ class AccountingConfig(AppConfig):
 
     def ready(self):
         from accounting import handlers
+        from accounting.models import CostAlarm
         from accounting.rankings.cache import forget_data_version
         from hardware_catalog.models import Accelerator, OnPremAssumptions, Price
         from results.models import BenchmarkRun
         from results.signals import published_stored, run_ingested
 
-        for model in (BenchmarkRun, Price, OnPremAssumptions, Accelerator):
+        for model in (BenchmarkRun, Price, OnPremAssumptions, Accelerator, CostAlarm):
             for signal in (post_save, post_delete):
                 signal.connect(forget_data_version, sender=model, dispatch_uid=f"accounting.version.{model.__name__}")
 

@@ -163,8 +163,9 @@ def overview(request):
     )
     answer = ranking_answer(question)  # the rankings API's cached answer to the same question
     empty_reason = answer.empty_reason  # worked out once, when the answer was built
-    # The page answers what an inference costs: its cost alarms stay; agents and jobs are on the Jobs page.
-    live_tables = [page_tables.alarms_table(selectors.open_alarms())]
+    # The page answers what an inference costs: its cost alarms stay (read per data version, which counts them);
+    # agents and jobs are on the Jobs page.
+    live_tables = [page_tables.alarms_table(per_data_version("open-alarms", selectors.open_alarms))]
     # What the page shows of the ranking (its summary, chart and table) is drawn once per built answer; the ranking
     # itself is read (unpickled) only to draw them or to export its table.
     drawn = answer.drawn("overview-page", lambda: _overview_drawing(answer.result(), empty_reason))

@@ -37,6 +37,7 @@ from accounting.history.noise import interval_text, within_uncertainty
 from accounting.models import CostAlarm, CostSnapshot
 from accounting.pricing.costing import rounded
 from accounting.pricing.money import usd_text
+from accounting.rankings.cache import forget_data_version
 from hardware_catalog.selectors import cheapest_price_in_force
 
 logger = logging.getLogger(__name__)
@@ -299,13 +300,16 @@ def recheck_open_alarms(*, now=None) -> list[CostAlarm]:
             if updated.update(withdrawn_at=now, withdrawn_reason=reason):
                 alarm.withdrawn_at, alarm.withdrawn_reason = now, reason
                 withdrawn.append(alarm)
+    if withdrawn:
+        forget_data_version()  # an update() sends no signal: the pages' open alarms change now
     return withdrawn
 
 
 def acknowledge(alarm: CostAlarm, *, user) -> CostAlarm:
     """Mark an alarm seen; acknowledging twice keeps the first acknowledgement."""
-    CostAlarm.objects.filter(pk=alarm.pk, acknowledged_at__isnull=True).update(
+    if CostAlarm.objects.filter(pk=alarm.pk, acknowledged_at__isnull=True).update(
         acknowledged_at=timezone.now(), acknowledged_by=user
-    )
+    ):
+        forget_data_version()  # an update() sends no signal: the pages' open alarms change now
     alarm.refresh_from_db()
     return alarm

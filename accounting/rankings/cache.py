@@ -2,9 +2,10 @@
 
 A ranking is a function of its query and of the data: runs, prices in force, assumption sets in force and
 the catalog. The *data version* names that data: run count and newest ingestion, price rows (and how many
-are in force now, so a price whose effective_from passes changes it), assumption sets (likewise), and a
-generation counter in the cache that any save or delete of a run, price, assumption set or accelerator
-bumps. A cached ranking is served only under the version it was built from, so new data shows at once
+are in force now, so a price whose effective_from passes changes it), assumption sets (likewise), the open
+cost alarms (which the pages read per data version), and a generation counter in the cache that any save or
+delete of a run, price, assumption set, accelerator or alarm bumps (and an alarm's acknowledgement or
+withdrawal). A cached ranking is served only under the version it was built from, so new data shows at once
 in the process that wrote it, and within DATA_VERSION_SECONDS in any other (the database part of the
 version is re-read that often; with a shared cache such as Redis the generation counter is seen at once).
 
@@ -36,6 +37,7 @@ from django.core.cache import cache
 from django.db.models import Count, Max, Q
 from django.utils import timezone
 
+from accounting.models import CostAlarm
 from hardware_catalog.models import OnPremAssumptions, Price
 from results.models import BenchmarkRun
 
@@ -80,9 +82,13 @@ def read_data_version(now) -> str:
     assumptions = OnPremAssumptions.objects.aggregate(
         newest=Max("id"), in_force=Count("id", filter=Q(created_at__lte=now))
     )
+    # The open cost alarms too (raised, acknowledged, withdrawn), so that the pages read them per data version.
+    alarms = CostAlarm.objects.aggregate(
+        newest=Max("id"), open=Count("id", filter=Q(acknowledged_at__isnull=True, withdrawn_at__isnull=True))
+    )
     return (
         f"{runs['count']}:{runs['newest']}:{prices['newest']}:{prices['count']}:{prices['in_force']}:"
-        f"{assumptions['newest']}:{assumptions['in_force']}"
+        f"{assumptions['newest']}:{assumptions['in_force']}:{alarms['newest']}:{alarms['open']}"
     )
 
 

@@ -131,3 +131,23 @@ def test_it_lists_alarms_and_lets_only_staff_acknowledge_them(make_accelerator, 
     acked = staff_api.post(f"/api/v1/alarms/{alarm.pk}/ack/")
     assert acked.status_code == 200 and acked.data["acknowledged_at"] is not None
     assert alarm.pk not in [row["id"] for row in api.get("/api/v1/alarms/?acknowledged=false").data["results"]]
+
+
+def test_the_overview_lists_an_open_alarm_until_it_is_acknowledged(make_accelerator, make_price, make_run, staff_api,
+                                                                   client, staff):  # fmt: skip
+    """The overview reads open alarms per data version (issue 28): raising and acknowledging one both change it."""
+    gpu = make_accelerator("Kappa")
+    make_price(gpu, "2.00")
+    _ingest(make_run, gpu, 1000, MARCH)
+    client.force_login(staff)
+
+    def listed() -> bool:
+        page = client.get("/").content.decode()
+        return "Kappa" in page.split('id="table-alarms"', 1)[1].split("</section>", 1)[0]
+
+    assert not listed()  # one run: nothing to compare with
+    _ingest(make_run, gpu, 500, MAY)  # cost doubles: an alarm
+    assert listed()
+    alarm = CostAlarm.objects.get(snapshot__accelerator=gpu)
+    assert staff_api.post(f"/api/v1/alarms/{alarm.pk}/ack/").status_code == 200
+    assert not listed()  # at once, though the acknowledgement is an update() that sends no signal
