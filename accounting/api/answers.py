@@ -1,11 +1,11 @@
 """The answers the API and the dashboard share: one cache entry per question (accounting.rankings.cache).
 
 A ranking (or a serving ranking) is built once per question and data version, whoever asks first: the entry holds
-the answer as the API sends it, rendered once to its JSON bytes (`json`, with its `empty_reason` beside it), and
-beside it (a part under the entry's tag) the engine's result itself, pickled, which the dashboard's tables and chart
-read. A cached API request sends those bytes as they are (`AnswerResponse`): no unpickling of a nested answer, no
-JSON rendering (for a 170 KB serving ranking those were 4 of its 6 ms of CPU). The API never loads the result, and
-the dashboard never rebuilds what the API built, or the reverse.
+the answer as the API sends it, rendered once to its JSON bytes and gzipped (`json_gzip`, with its `empty_reason`
+beside it), and beside it (a part under the entry's tag) the engine's result itself, pickled, which the dashboard's
+tables and chart read. A cached API request sends those bytes as they are (`AnswerResponse`): no unpickling of a
+nested answer, no JSON rendering (for a 170 KB serving ranking those were 4 of its 6 ms of CPU). The API never
+loads the result, and the dashboard never rebuilds what the API built, or the reverse.
 """
 
 import gzip
