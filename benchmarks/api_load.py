@@ -75,6 +75,8 @@ SERVING_QUERIES = [
     for tps in (2000, 4000, 8000)
 ]  # fmt: skip
 EMPTY_REASON_HEADER = "X-Empty-Reason"
+# Issue 28's targets.
+RANKING_P99_TARGET_MS, SERVING_OVER_RANKING_P99, OVERVIEW_OVER_RANKING_P50 = 25, 1.5, 3
 # As browsers, requests and curl --compressed send it: cached answers are kept gzipped and sent so.
 CLIENT_HEADERS = {"Accept-Encoding": "gzip"}
 # The dashboard overview asks the same questions as some of the rankings above (same workload, SLA, price kind).
@@ -361,18 +363,17 @@ def main() -> None:
     errors = sum(ERRORS)
     targets = [
         (f"ranking p99 = {ranking:.1f} ms (floor p99 {baseline:.1f} ms, ratio {ranking / baseline:.2f})",
-         "< 25 ms", ranking < RANKING_P99_TARGET_MS),
-        (f"serving p99 / ranking p99 = {serving / ranking:.2f}", "<= 1.5", serving / ranking <= 1.5),
-        (f"overview p50 / ranking p50 = {overview_p50 / ranking_p50:.2f}", "<= 3", overview_p50 / ranking_p50 <= 3),
+         f"< {RANKING_P99_TARGET_MS} ms", ranking < RANKING_P99_TARGET_MS),
+        (f"serving p99 / ranking p99 = {serving / ranking:.2f}", f"<= {SERVING_OVER_RANKING_P99}",
+         serving / ranking <= SERVING_OVER_RANKING_P99),
+        (f"overview p50 / ranking p50 = {overview_p50 / ranking_p50:.2f}", f"<= {OVERVIEW_OVER_RANKING_P50}",
+         overview_p50 / ranking_p50 <= OVERVIEW_OVER_RANKING_P50),
         (f"errors = {errors}", "0", errors == 0),
         (f"builds on a cold cache under {args.clients} requests = {builds}", "1", builds in (1, None)),
     ]  # fmt: skip
     for text, target, met in targets:
         print(f"{'met   ' if met else 'MISSED'} {text}  (target: {target})")
     sys.exit(0 if all(met for _, _, met in targets) else 1)
-
-
-RANKING_P99_TARGET_MS = 25
 
 
 if __name__ == "__main__":

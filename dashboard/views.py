@@ -180,9 +180,11 @@ def overview(request):
         **{"published results": f"{published.value}: {published.description}"},
         **_as_of_context(question.as_of),
     )
-    exporting_ranking = request.GET.get("export") == "ranking"
-    ranking_table = page_tables.ranking_table(answer.result(), empty_reason=empty_reason) if exporting_ranking else None
-    tables = [ranking_table or drawn.table, *live_tables]
+    if request.GET.get("export") == "ranking":  # the CSV needs the rows themselves, not their drawing
+        ranking_table = page_tables.ranking_table(answer.result(), empty_reason=empty_reason)
+    else:
+        ranking_table = drawn.table
+    tables = [ranking_table, *live_tables]
     return _page(request, "dashboard/overview.html", context, tables=tables, filename=f"overview-{workload.id}",
                  export_context=csv_context)  # fmt: skip
 
