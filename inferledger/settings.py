@@ -113,6 +113,11 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Per-process memory by default; production points CACHE_URL at Redis so every web worker shares the
 # ranking cache (one recomputation per expiry instead of one per worker).
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+# Django's Redis cache builds a client object per call, which costs more than the round trip (inferledger.redis_cache).
+SHARED_CLIENT_BACKENDS = {
+    "django.core.cache.backends.redis.RedisCache": "inferledger.redis_cache.SharedClientRedisCache"
+}
+CACHES["default"]["BACKEND"] = SHARED_CLIENT_BACKENDS.get(CACHES["default"]["BACKEND"], CACHES["default"]["BACKEND"])
 # Dashboard sessions read from a shared cache (written through to the database): one query less per page. Only
 # with a shared cache: with per-process memory, a session ended in one worker (logout, password change) would
 # still be remembered by the others.
