@@ -5,7 +5,8 @@ the answer as the API sends it, rendered once to its JSON bytes and gzipped (`js
 beside it), and beside it (a part under the entry's tag) the engine's result itself, pickled, which the dashboard's
 tables and chart read. A cached API request sends those bytes as they are (`AnswerResponse`): no unpickling of a
 nested answer, no JSON rendering (for a 170 KB serving ranking those were 4 of its 6 ms of CPU). The API never
-loads the result, and the dashboard never rebuilds what the API built, or the reverse.
+loads the result, and the dashboard never rebuilds what the API built, or the reverse. Every key names the release
+that built it (accounting.rankings.cache), so a deploy never reads an older release's entries.
 """
 
 import gzip
@@ -59,9 +60,6 @@ class Answer:
 
 
 RESULT = "result"
-# Part of every answer's key: a release that changes what an entry holds never reads an older release's entries
-# (kept in a shared Redis across a deploy). 3: the gzipped JSON and the empty reason (2: the JSON; 1: the data).
-ANSWER_FORMAT = 3
 
 
 def ranking_answer(question: CostQuestion) -> Answer:
@@ -86,7 +84,7 @@ def _answer(engine: str, question: CostQuestion, answer, serializer_class) -> An
         json_gzip = gzip.compress(JSONRenderer().render(data), compresslevel=6, mtime=0)
         return cache.WithParts({"json_gzip": json_gzip, "empty_reason": empty_reason}, {RESULT: pickled})
 
-    found = cache.cached_with_tag({"engine": engine, "format": ANSWER_FORMAT, **question.cache_key()}, build)
+    found = cache.cached_with_tag({"engine": engine, **question.cache_key()}, build)
     value = found.value
     return Answer(value["json_gzip"], value["empty_reason"], found.tag, found.parts, lambda: answer(question))
 

@@ -24,7 +24,9 @@ its value (`WithParts`: the engine's result the dashboard reads, which the API d
 drawn from a cached value alone (the overview's chart of a ranking) is cached the same way (`derived`), both
 under the value's tag: its key and the data version it was built from, so they change exactly when the value
 is rebuilt. `per_data_version` keeps any other read of the data (the overview's workload coverage) for as long
-as the data version stands.
+as the data version stands. Every key names the release that built its value (inferledger.release): a shared
+cache outlives a deploy, and a new release never reads what an older one built (a value of another shape, or
+drawn by other code).
 """
 
 import hashlib
@@ -39,6 +41,7 @@ from django.utils import timezone
 
 from accounting.models import CostAlarm
 from hardware_catalog.models import OnPremAssumptions, Price
+from inferledger.release import release_digest
 from results.models import BenchmarkRun
 
 DATA_VERSION_KEY = "accounting:data-version"
@@ -94,7 +97,8 @@ def read_data_version(now) -> str:
 
 def cache_keys(params: dict) -> tuple[str, str]:
     """(the key of the ranking for these params, the key of the lock held while one request rebuilds it)."""
-    digest = hashlib.sha256(json.dumps({k: str(v) for k, v in sorted(params.items())}).encode()).hexdigest()
+    named = {"release": release_digest(), **{k: str(v) for k, v in params.items()}}
+    digest = hashlib.sha256(json.dumps(named, sort_keys=True).encode()).hexdigest()
     return f"accounting:ranking:{digest}", f"accounting:ranking-rebuild:{digest}"
 
 
@@ -219,7 +223,7 @@ def per_data_version(name: str, read):
     seconds = cache_seconds()
     if seconds <= 0:
         return read()
-    key = f"accounting:per-version:{name}"
+    key = f"accounting:per-version:{release_digest()}:{name}"
     version, found = data_version(key)
     entry = found.get(key)
     if entry is not None and entry["version"] == version:
