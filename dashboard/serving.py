@@ -21,7 +21,7 @@ from accounting.serving.points import fronts, llm_workload
 from hardware_catalog.models import PriceKind
 from workloads import registry
 
-from . import figures, serving_figures
+from . import figures, page_cache, serving_figures
 from .forms import AsOfField, ShowsAppliedValues
 from .tables import Column, Table, export_context, export_or_none
 
@@ -105,6 +105,19 @@ def refused_table(ranking) -> Table:
 
 @login_required
 def serving(request):
+    """Cost per 1M tokens at the speed users need. The content is drawn once per data version and query string
+    (page_cache): with no target given, finding the speed every front reaches reads every front. A CSV export
+    builds its rows for the request."""
+    if request.GET.get("export"):
+        page = _serving_page(request)
+        export = export_or_none(request, page.tables, filename_prefix=page.filename, context=page.export_context)
+        if export is not None:
+            return export
+    content = page_cache.content(request, "serving", lambda: _serving_page(request).html(request))
+    return render(request, "dashboard/serving.html", {"content": content})
+
+
+def _serving_page(request) -> page_cache.Page:
     form = ServingForm(request.GET)
     form.is_valid()
     data = form.cleaned_data
@@ -149,7 +162,5 @@ def serving(request):
         **{"input tokens per request": data.get("input_tokens_per_request") or "the workload's own"},
         **({"figures as of": moment_text(as_of)} if as_of else {}),
     )
-    export = export_or_none(request, tables, filename_prefix=f"serving-{workload}", context=csv_context)
-    if export is not None:
-        return export
-    return render(request, "dashboard/serving.html", {**context, "tables": {t.name: t for t in tables}})
+    return page_cache.Page("dashboard/_serving_content.html", context, tables, filename=f"serving-{workload}",
+                           export_context=csv_context)  # fmt: skip

@@ -31,7 +31,7 @@ from metering.selectors import monthly_trend
 from results.point_logs import log_download
 from results.verdict import describe_accuracy
 
-from . import figures, page_tables, selectors
+from . import figures, page_cache, page_tables, selectors
 from .figures import unit_words
 from .forms import AsOfField, CompareForm, EnqueueForm, OverviewForm, TrendsForm
 from .tables import export_context, export_or_none
@@ -138,6 +138,18 @@ def _overview_form(data, *, workload, published, coverage):
 
 @login_required
 def overview(request):
+    """What one inference of a workload costs on each accelerator. The content is drawn once per data version and
+    query string (page_cache); a CSV export builds its rows for the request."""
+    if request.GET.get("export"):
+        page = _overview_page(request, export=True)
+        export = export_or_none(request, page.tables, filename_prefix=page.filename, context=page.export_context)
+        if export is not None:
+            return export
+    content = page_cache.content(request, "overview", lambda: _overview_page(request).html(request))
+    return render(request, "dashboard/overview.html", {"content": content})
+
+
+def _overview_page(request, *, export: bool = False) -> page_cache.Page:
     coverage = per_data_version("workload-coverage", workload_coverage)  # one read of every run, kept per data version
     form = OverviewForm(request.GET, coverage=coverage)
     form.is_valid()
@@ -180,13 +192,12 @@ def overview(request):
         **{"published results": f"{published.value}: {published.description}"},
         **_as_of_context(question.as_of),
     )
-    if request.GET.get("export") == "ranking":  # the CSV needs the rows themselves, not their drawing
+    if export:  # the CSV needs the rows themselves, not their drawing
         ranking_table = page_tables.ranking_table(answer.result(), empty_reason=empty_reason)
     else:
         ranking_table = drawn.table
-    tables = [ranking_table, *live_tables]
-    return _page(request, "dashboard/overview.html", context, tables=tables, filename=f"overview-{workload.id}",
-                 export_context=csv_context)  # fmt: skip
+    return page_cache.Page("dashboard/_overview_content.html", context, [ranking_table, *live_tables],
+                filename=f"overview-{workload.id}", export_context=csv_context)  # fmt: skip
 
 
 def _fields_html(form) -> str:
