@@ -137,7 +137,7 @@ def cached_with_tag(params: dict, build) -> Cached:
     key, lock_key = cache_keys(params)
     version, found = data_version(key)
     entry = found.get(key)
-    if entry is not None and entry["version"] == version and time.time() - entry["built_at"] < seconds:
+    if _current(entry, version, seconds):
         return _tagged(key, entry)
     if cache.add(lock_key, 1, REBUILD_LOCK_SECONDS):
         return _build_holding_lock(key, lock_key, version, seconds, build)
@@ -167,8 +167,18 @@ def _tagged(key: str, entry: dict) -> Cached:
     return Cached(entry["value"], f"{key}:{version}")
 
 
+def _current(entry: dict | None, version: str, seconds: int) -> bool:
+    """The entry was built from this data version, within the backstop's seconds."""
+    return entry is not None and entry["version"] == version and time.time() - entry["built_at"] < seconds
+
+
 def _build_holding_lock(key: str, lock_key: str, version: str, seconds: int, build) -> Cached:
     try:
+        # Read again under the lock: the previous holder may have stored it and let go between this request's read
+        # and its taking the lock (seen under load: two builds of one cold key).
+        entry = cache.get(key)
+        if _current(entry, version, seconds):
+            return _tagged(key, entry)
         built = build()
         _count_rebuild()
         # Kept past its freshness so that a stale copy exists to serve while one request rebuilds it.

@@ -147,3 +147,25 @@ def test_a_read_kept_per_data_version_is_read_again_when_a_run_arrives(alpha, ma
     make_run(alpha, [{"throughput_per_s": 800, "latency_p99_ms": 9.0}], started_at=datetime(2025, 4, 1, tzinfo=UTC))
     assert ranking_cache.per_data_version("runs", read) == 2
     assert ranking_cache.rebuild_count() == 0  # not a ranking: never counted as a build
+
+
+def test_a_request_that_takes_the_lock_just_after_the_builder_let_go_builds_nothing(monkeypatch):
+    """The race behind a second build of one cold key under load: this request reads no entry; meanwhile the
+    builder stores its value and lets go of the lock; this request then takes the lock. It finds the stored value
+    under the lock and serves it."""
+    ranking_cache.data_version()
+    original_add, raced = cache.add, []
+
+    def builder_finishes_first(lock_key, *args, **kwargs):
+        if not raced:  # the other request, once, between this one's read and its lock: stores, lets go
+            raced.append(1)
+            ranking_cache.cached({"raced": 1}, lambda: "built by the other request")
+        return original_add(lock_key, *args, **kwargs)
+
+    monkeypatch.setattr(cache, "add", builder_finishes_first)
+    builds = []
+    answer = ranking_cache.cached({"raced": 1}, lambda: builds.append(1) or "built twice")
+    assert answer == "built by the other request" and builds == []
+    assert ranking_cache.rebuild_count() == 1
+    _, lock_key = ranking_cache.cache_keys({"raced": 1})
+    assert cache.get(lock_key) is None  # let go of
