@@ -105,6 +105,15 @@ def point_label(point: OperatingPoint, run: BenchmarkRun) -> str:
     return f"measured on {where}, {run.scenario}, {load}"
 
 
+@dataclass(frozen=True)
+class StoredPoint:
+    """Where a serving point is stored: its operating point and run (what an answer cites). Kept in place of the
+    model rows, which a cached serving ranking would otherwise carry by the thousand (with their JSON details)."""
+
+    pk: int
+    run_id: object  # the run's UUID
+
+
 def serving_point(
     point: OperatingPoint, run: BenchmarkRun, workload: registry.Workload, *, rounds: list | None = None
 ) -> ServingPoint | None:
@@ -133,7 +142,7 @@ def serving_point(
         scenario=run.scenario,
         output_tokens_per_s_values=_rounds(point, rounds if rounds is not None else _payload_points(run)),
         power_w=power if power and power > 0 else None,
-        extra={"point": point, **lengths},
+        extra={"point": StoredPoint(point.pk, point.run_id), **lengths},
     )
 
 
@@ -207,7 +216,7 @@ def fronts(
             group.setdefault(_repeat_key(run, point, serving), []).append(serving)
     accelerators = {run.accelerator_id: run.accelerator for run in chosen.values()}
     result = [
-        FrontGroup(accelerators[acc], backend_, precision_, origin, pareto_front(_combined(repeats)))
+        FrontGroup(accelerators[acc], backend_, precision_, origin, pareto_front(_combined(repeats, chosen)))
         for (acc, backend_, precision_, origin), repeats in groups.items()
     ]
     return sorted(result, key=lambda g: (str(g.accelerator), g.backend, g.precision, g.origin))
@@ -229,15 +238,17 @@ def _repeat_key(run: BenchmarkRun, point: OperatingPoint, serving: ServingPoint)
     return ("published", published.round, published.system, run.scenario, serving.accelerators_per_replica)
 
 
-def _combined(repeats: dict[tuple, list[ServingPoint]]) -> list[ServingPoint]:
+def _combined(repeats: dict[tuple, list[ServingPoint]], chosen: dict) -> list[ServingPoint]:
+    """One point per repeat; ``chosen``: the chosen runs by id (each with its published record)."""
     combined = []
     for key, points in repeats.items():
         if len(points) == 1:
             combined.append(points[0])
             continue
         _, round_name, system, scenario, _ = key
-        submitters = ", ".join(sorted({p.extra["point"].run.published.submitter for p in points}))
-        divisions = "/".join(sorted({p.extra["point"].run.published.division for p in points}))
+        published = [chosen[p.extra["point"].run_id].published for p in points]
+        submitters = ", ".join(sorted({record.submitter for record in published}))
+        divisions = "/".join(sorted({record.division for record in published}))
         label = f"published: MLPerf {round_name} {divisions}, {system} ({submitters}: {len(points)} runs), {scenario}"
         runs = ",".join(sorted(str(p.extra["point"].run_id) for p in points))
         combined.append(combine_runs(points, key=f"runs {runs} point 0", label=label))
