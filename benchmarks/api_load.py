@@ -11,9 +11,9 @@ BENCH_SERVER_DATABASE_URL (the PostgreSQL server; default: 127.0.0.1:5432), BENC
 2. Bulk-inserts RUNS benchmark runs with POINTS_PER_RUN operating points each (default 10,000 and
    200,000), spread over the catalog's accelerators, the four model classes, several backends,
    precisions and scenarios, and repeated over time (so "latest run per configuration" matters).
-3. Starts gunicorn (2 single-threaded workers sharing a Redis cache, bound to 127.0.0.1 only), times each
-   ranking query once with an empty cache (the cost of a rebuild after new data), and each serving ranking
-   and overview query once (so each is measured in steady state), then, with CLIENTS
+3. Starts gunicorn (2 sync workers, as docs/operations.md deploys, sharing a Redis cache, bound to 127.0.0.1
+   only), times each ranking query once with an empty cache (the cost of a rebuild after new data), and each
+   serving ranking and overview query once (so each is measured in steady state), then, with CLIENTS
    concurrent clients (wrk when installed) for SECONDS each, measures a floor (GET /api/v1/auth/me/: the
    least an authenticated JSON answer costs), the rankings, the LLM serving ranking and the dashboard overview
    (logged in with a session, the same questions as some of the rankings), steady state: the data does not change.
@@ -161,10 +161,11 @@ def cold_stampede(query: str, token: str, clients: int) -> int | None:
 def start_server() -> subprocess.Popen:
     flush_cache()
     command = [str(Path(sys.executable).parent / "gunicorn"), "inferledger.wsgi", "-w", "2", "-b", f"{HOST}:{PORT}"]
-    # Threads with keep-alive: clients reuse their connection, as a browser or a proxy would.
-    # One thread per worker: threads of one process take turns on the GIL, which shows up as tail latency.
-    # Keep-alive, so clients reuse their connection as a browser or a proxy would.
-    command += os.environ.get("BENCH_GUNICORN_ARGS", "-k gthread --threads 1 --keep-alive 30").split()
+    # Sync workers, as docs/operations.md deploys: each request is taken by whichever worker is free. With
+    # keep-alive (gthread) each of wrk's 16 connections stayed with the worker that accepted it, and that split
+    # was often lopsided (counted in gunicorn's access log: 954 against 6,221 requests, 246 against 4,872), so
+    # a phase ran on about one worker, at random, and its latency doubled.
+    command += os.environ.get("BENCH_GUNICORN_ARGS", "-k sync").split()
     server = subprocess.Popen(command, cwd=ROOT, env=_env(), start_new_session=True)
     for _ in range(100):
         try:
