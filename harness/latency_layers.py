@@ -29,6 +29,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from harness.roofline import Roofline
+
 COMPUTE, MEMORY, QUEUE, TRANSPORT, UNSPLIT = "compute", "memory", "batching/queue", "transport", "unsplit"
 LAYERS = (COMPUTE, MEMORY, QUEUE, TRANSPORT)
 TOP_OPERATORS_SHOWN = 3
@@ -61,14 +63,13 @@ class MemoryModel:
         return self.weight_bytes * self.passes_per_batch / (self.memory_bandwidth_gbps * 1e9) * 1e3
 
     def roofline(self, batch_size: int) -> dict | None:
-        """Arithmetic intensity of one batch (FLOPs per weight byte read) against the device's ridge point."""
-        if not (self.flops_per_inference and self.weight_bytes and self.memory_bandwidth_gbps and self.peak_tflops):
-            return None
-        intensity = self.flops_per_inference * batch_size / (self.weight_bytes * self.passes_per_batch)
-        ridge = self.peak_tflops * 1e12 / (self.memory_bandwidth_gbps * 1e9)
-        bound = "memory" if intensity < ridge else "compute"
-        return {"batch_size": batch_size, "intensity_flops_per_byte": intensity, "ridge_flops_per_byte": ridge,
-                "bound": bound}  # fmt: skip
+        """Arithmetic intensity of one batch (FLOPs per weight byte read) against the device's ridge point
+        (harness.roofline, the rule purchase advice reads too)."""
+        return Roofline(
+            flops_per_inference=self.flops_per_inference, weight_bytes=self.weight_bytes,
+            peak_tflops=self.peak_tflops, memory_bandwidth_gbps=self.memory_bandwidth_gbps,
+            passes_per_inference=self.passes_per_batch,
+        ).intensity(batch_size)  # fmt: skip
 
 
 @dataclass(frozen=True)
