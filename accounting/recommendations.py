@@ -7,11 +7,13 @@ tokens/s as stated (token_model.target_load). The deployment unit comes from the
 (deployable_unit: weights at the run's precision plus the LLM KV cache against the accelerator's memory), its
 throughput is the result's per-accelerator throughput times the unit's size, and it is priced as it is sold
 (offerings.unit_offer: an instance of the unit's size where the catalog has one). Each option states both.
-The *optimisation runway* compares the measured throughput with the device's
-roofline bound for the run's precision:
+The *optimisation runway* compares the measured throughput with the device's roofline for the run's precision
+(harness.roofline, the rule the run page's latency split reads too):
   compute bound = peak FLOP/s (Accelerator.peak_tflops(precision) * 1e12) / flops_per_inference
-  memory bound  = memory bandwidth (GB/s * 1e9) * batch_size / weight_bytes   (weights read once per batch)
-  roofline      = the lower of the two (that bound "applies"); runway = roofline / measured.
+  memory bound  = memory bandwidth (GB/s * 1e9) * batch_size / (weight_bytes * forward passes per inference)
+  roofline      = the lower of the two (that bound "applies"), in the workload's unit; runway = roofline / measured.
+For an LLM an inference is a request of N output tokens (N forward passes; its FLOPs are the whole request's), so
+the roofline in output tokens/s is N times the one in requests/s.
 A runway of 2 or more means the measured point uses under half of what the device allows: tuning
 (batching, kernels, precision) is likely cheaper than buying more units.
 """
@@ -26,6 +28,7 @@ from accounting.pricing import costing
 from accounting.pricing.offerings import UnitOffer, unit_offer
 from accounting.question import CostQuestion
 from accounting.rankings.ranking import RankingRow, rank
+from harness.roofline import Roofline
 from workloads import Workload
 
 TUNE_FIRST_RUNWAY = 2.0
@@ -85,28 +88,37 @@ PREVIEW_REASON = (
 )
 
 
-def optimisation_runway(row: RankingRow) -> Runway:
-    run, accelerator, point = row.run, row.accelerator, row.point
-    bounds = {}
-    peak = accelerator.peak_tflops(run.precision)
-    if peak and run.flops_per_inference:
-        bounds["compute"] = peak * 1e12 / run.flops_per_inference
-    if accelerator.memory_bandwidth_gbps and run.weight_bytes:
-        bounds["memory"] = accelerator.memory_bandwidth_gbps * 1e9 * point.batch_size / run.weight_bytes
-    if not bounds:
+def optimisation_runway(row: RankingRow, workload: Workload) -> Runway:
+    """The device's roofline (harness.roofline) against the row's measured throughput, both in the workload's unit.
+    An LLM's unit is output tokens and its FLOPs per inference are a whole request's: a request makes one forward
+    pass per output token, so its ceilings in requests/s times its output tokens are ceilings in output tokens/s."""
+    run, point = row.run, row.point
+    units_per_inference = 1
+    if sla_rule.counts_output_tokens(workload):
+        output_tokens = ((point.details or {}).get("llm") or {}).get("output_tokens")
+        if not output_tokens:
+            return Runway(None, None, None, "No roofline: the point states no output tokens per request.")
+        units_per_inference = int(output_tokens)
+    roofline = Roofline(
+        flops_per_inference=run.flops_per_inference, weight_bytes=run.weight_bytes,
+        peak_tflops=row.accelerator.peak_tflops(run.precision),
+        memory_bandwidth_gbps=row.accelerator.memory_bandwidth_gbps, passes_per_inference=units_per_inference,
+    )  # fmt: skip
+    found = roofline.binding(point.batch_size)
+    if found is None:
         return Runway(None, None, None, "No roofline: the run lacks FLOPs or weight bytes, or the device its peaks.")
-    bound = min(bounds, key=bounds.get)
-    roofline, measured = bounds[bound], row.point.throughput_per_s  # per accelerator, in the run's own unit
-    runway = roofline / measured
+    bound, inferences_per_s = found
+    ceiling, measured = inferences_per_s * units_per_inference, row.throughput_per_s  # per accelerator, in the unit
+    runway = ceiling / measured
     if runway >= TUNE_FIRST_RUNWAY:
         advice = "tuning (batching, kernels, precision) is likely to beat buying more units"
     else:
         advice = "the point is near the device's limit: scale out rather than tune"
     sentence = (
-        f"{bound.capitalize()}-bound roofline is {roofline:,.0f}/s against {measured:,.0f}/s measured "
+        f"{bound.capitalize()}-bound roofline is {ceiling:,.0f}/s against {measured:,.0f}/s measured "
         f"({runway:.1f}x runway): {advice}."
     )
-    return Runway(roofline, bound, runway, sentence)
+    return Runway(ceiling, bound, runway, sentence)
 
 
 def target_for(
@@ -181,7 +193,7 @@ def recommend(
             )
             over = budget_usd_per_month is not None and size.monthly_usd > budget_usd_per_month
             assumption = f"{unit.assumption(chosen, row.accelerator)}; sold as {priced.sold_as}"
-            options.append(Option(row, size, over, optimisation_runway(row), unit, priced, assumption))
+            options.append(Option(row, size, over, optimisation_runway(row, chosen), unit, priced, assumption))
     options.sort(key=lambda option: (option.capacity.monthly_usd, str(option.row.accelerator), option.row.source))
     return Plan(chosen, target, lengths, options, left_out)
 

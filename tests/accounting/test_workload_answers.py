@@ -182,3 +182,29 @@ def test_a_comparison_across_workloads_is_refused_naming_both(api, make_accelera
     assert response.status_code == 400
     (message,) = response.data["workload"]
     assert "bert-large-99" in message and "tabular-tiny" in message
+
+
+def test_an_llm_options_runway_compares_output_tokens_with_output_tokens(api, make_accelerator, make_price, make_run):
+    """A measured LLM run's FLOPs per inference are a whole request's; its throughput is output tokens/s."""
+    gpu = make_accelerator("Hopper", memory_bandwidth_gbps=4800, bf16_tflops_dense=989)
+    make_price(gpu, "3.60")
+    point = {"throughput_per_s": 550.0, "throughput_unit": "output_tokens", "output_tokens_per_s": 550.0,
+             "latency_p99_ms": 9000.0, "ttft_p99_ms": 900.0, "tpot_p99_ms": 60.0, "batch_size": 32,
+             "details": {"llm": {"prompt_tokens": 2048, "output_tokens": 128}}}  # fmt: skip
+    make_run(gpu, [point], model_class="llm-decoder", workload_name="llama3.1-8b", backend="eager",
+             precision="bf16", flops_per_inference=35 * 10**12, weight_bytes=16 * 10**9)  # fmt: skip
+    body = {"workload": "llama3.1-8b", "target_output_tokens_per_s": "1000", "ttft_p99_ms": "2000",
+            "tpot_p99_ms": "100", "price_kinds": ["cloud_on_demand"]}  # fmt: skip
+    response = api.post("/api/v1/recommendations/", body, format="json")
+    assert response.status_code == 200, response.data
+    (option,) = response.data["options"]
+    runway = option["optimisation_runway"]
+    # A request: 128 output tokens, 128 forward passes, 3.5e13 FLOPs; batch 32.
+    # compute 989e12 / 3.5e13 = 28.257 requests/s = 3,616.9 output tokens/s;
+    # memory 4,800e9 * 32 / 16e9 = 9,600 output tokens/s (75 requests/s): compute binds.
+    # 3,616.9 / 550 = 6.58x runway: tuning first. (Read as requests/s, the ceiling was 28/s against 550/s
+    # measured: "0.1x, near the device's limit", the opposite advice.)
+    assert runway["bound"] == "compute"
+    assert runway["roofline_throughput_per_s"] == pytest.approx(3616.9, rel=1e-4)
+    assert runway["runway"] == pytest.approx(6.576, rel=1e-3)
+    assert "tuning" in runway["sentence"]
