@@ -12,7 +12,7 @@ from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 class SharedClientRedisCacheClient(RedisCacheClient):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self._clients = {}  # pool index -> redis.Redis
+        self._clients = {}  # id of a connection pool -> the one redis.Redis that uses it
 
     def get_client(self, key=None, *, write=False):
         pool = self._get_connection_pool(write)
