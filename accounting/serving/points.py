@@ -47,7 +47,7 @@ def workload_of(run: BenchmarkRun) -> str | None:
     return None
 
 
-def _replica_output_tokens_per_s(point: OperatingPoint, run: BenchmarkRun) -> float | None:
+def _replica_output_tokens_per_s(point: OperatingPoint | PointRow, run: BenchmarkRun) -> float | None:
     system = (point.details or {}).get("system_tokens_per_second")
     if system:
         return float(system)
@@ -58,7 +58,7 @@ def _replica_output_tokens_per_s(point: OperatingPoint, run: BenchmarkRun) -> fl
     return per_point * run.accelerator_count if run.origin == RunOrigin.EXTERNAL else per_point
 
 
-def _replica_requests_per_s(point: OperatingPoint, run: BenchmarkRun) -> float | None:
+def _replica_requests_per_s(point: OperatingPoint | PointRow, run: BenchmarkRun) -> float | None:
     system = (point.details or {}).get("system_samples_per_second")
     if system:
         return float(system)
@@ -67,7 +67,9 @@ def _replica_requests_per_s(point: OperatingPoint, run: BenchmarkRun) -> float |
     return None
 
 
-def _tpot(point: OperatingPoint, workload: registry.Workload) -> tuple[float | None, InteractivitySource | None]:
+def _tpot(
+    point: OperatingPoint | PointRow, workload: registry.Workload
+) -> tuple[float | None, InteractivitySource | None]:
     """The point's TPOT figure by the SLA rule (accounting.sla.figure): measured, or a VALID published result's
     MLPerf bound where it publishes no percentile ("met by validity"), labelled as a bound."""
     tpot_ms = sla_rule.figure(point, "tpot_p99_ms", workload)
@@ -77,7 +79,7 @@ def _tpot(point: OperatingPoint, workload: registry.Workload) -> tuple[float | N
     return tpot_ms, InteractivitySource.MEASURED_TPOT_P99 if measured else InteractivitySource.TPOT_BOUND
 
 
-def _rounds(point: OperatingPoint, payload_points: list | None) -> tuple[float, ...]:
+def _rounds(point: OperatingPoint | PointRow, payload_points: list | None) -> tuple[float, ...]:
     """Each round's output tokens/s, where the harness reported rounds chosen by throughput (``payload_points``:
     the run's payload's points, None for a published run, which reports no rounds)."""
     try:
@@ -93,7 +95,7 @@ def _payload_points(run: BenchmarkRun) -> list | None:
     return (run.payload or {}).get("points") if run.origin != RunOrigin.EXTERNAL else None
 
 
-def point_label(point: OperatingPoint, run: BenchmarkRun) -> str:
+def point_label(point: OperatingPoint | PointRow, run: BenchmarkRun) -> str:
     if run.origin == RunOrigin.EXTERNAL:
         return f"{source_label(run.origin, run.external_source, published=published_of(run))}, {run.scenario}"
     load = (
@@ -115,7 +117,7 @@ class StoredPoint:
 
 
 def serving_point(
-    point: OperatingPoint, run: BenchmarkRun, workload: registry.Workload, *, rounds: list | None = None
+    point: OperatingPoint | PointRow, run: BenchmarkRun, workload: registry.Workload, *, rounds: list | None = None
 ) -> ServingPoint | None:
     """The stored point as a serving point, or None when it has no output tokens/s. Its TTFT and TPOT are the
     SLA rule's figures (accounting.sla.figure), so both engines judge an SLA on the same numbers. ``rounds``: the
@@ -169,9 +171,26 @@ _RUN_FIELDS = (
     "model_class", "size", "scenario", "backend", "precision", "started_at",
 )  # fmt: skip
 _POINT_FIELDS = (
-    "id", "run", "index", "batch_size", "concurrency", "offered_rate_qps", "throughput_per_s", "throughput_unit",
+    "id", "run_id", "index", "batch_size", "concurrency", "offered_rate_qps", "throughput_per_s", "throughput_unit",
     "output_tokens_per_s", "ttft_p99_ms", "tpot_p99_ms", "power_w_mean", "details",
 )  # fmt: skip
+
+
+class PointRow:
+    """The columns of an operating point a front reads, with its run: what serving_point reads of an OperatingPoint,
+    without building a model instance per row (a cold serving answer reads thousands: building them was a quarter
+    of the fronts' time)."""
+
+    __slots__ = (*_POINT_FIELDS, "run")
+
+    def __init__(self, values: tuple, run: BenchmarkRun):
+        for name, value in zip(_POINT_FIELDS, values, strict=True):
+            setattr(self, name, value)
+        self.run = run
+
+    @property
+    def pk(self) -> int:
+        return self.id
 
 
 def stored_names_of(workload: str, runs) -> Q:
@@ -206,10 +225,10 @@ def fronts(
     chosen = {run.pk: run for run in chosen_runs}
     rounds = _measured_rounds(chosen_ids)
     groups: dict[tuple, dict[tuple, list[ServingPoint]]] = {}
-    points = OperatingPoint.objects.filter(run_id__in=chosen_ids).only(*_POINT_FIELDS).order_by("run_id", "index")
-    for point in points:
-        run = chosen[point.run_id]
-        point.run = run  # the run already loaded: no second read of it per point
+    rows = OperatingPoint.objects.filter(run_id__in=chosen_ids).order_by("run_id", "index").values_list(*_POINT_FIELDS)
+    for values in rows:
+        run = chosen[values[1]]  # the run already loaded: no second read of it per point
+        point = PointRow(values, run)
         serving = serving_point(point, run, spec, rounds=rounds.get(run.pk) or [])
         if serving is not None:
             group = groups.setdefault((run.accelerator_id, run.backend, run.precision, run.origin), {})
@@ -229,7 +248,7 @@ def _measured_rounds(run_ids) -> dict:
     return dict(measured.values_list("pk", "payload__points"))
 
 
-def _repeat_key(run: BenchmarkRun, point: OperatingPoint, serving: ServingPoint) -> tuple:
+def _repeat_key(run: BenchmarkRun, point: OperatingPoint | PointRow, serving: ServingPoint) -> tuple:
     """Published results of one system design in one round and scenario, from several submitters, are
     runs of one point; everything else is a point of its own."""
     published = getattr(run, "published", None) if run.origin == RunOrigin.EXTERNAL else None
