@@ -38,11 +38,7 @@ class Roofline:
 
     def binding(self, batch_size: int) -> tuple[str, float] | None:
         """(which ceiling binds, its inferences/s), or None when the figures allow neither."""
-        ceilings = self.ceilings_per_s(batch_size)
-        if not ceilings:
-            return None
-        bound = min(ceilings, key=ceilings.__getitem__)  # the first of equals: compute
-        return bound, ceilings[bound]
+        return _lowest(self.ceilings_per_s(batch_size))
 
     def intensity(self, batch_size: int) -> dict | None:
         """The batch's arithmetic intensity against the ridge point, and which ceiling binds; None without all four
@@ -53,4 +49,11 @@ class Roofline:
         intensity = self.flops_per_inference * batch_size / (self.weight_bytes * self.passes_per_inference)
         ridge = self.peak_tflops * 1e12 / (self.memory_bandwidth_gbps * 1e9)
         return {"batch_size": batch_size, "intensity_flops_per_byte": intensity, "ridge_flops_per_byte": ridge,
-                "bound": self.binding(batch_size)[0]}  # fmt: skip
+                "bound": _lowest(ceilings)[0]}  # fmt: skip
+
+
+def _lowest(ceilings: dict[str, float]) -> tuple[str, float] | None:
+    if not ceilings:
+        return None
+    bound = min(ceilings, key=ceilings.__getitem__)  # the first of equals: compute
+    return bound, ceilings[bound]

@@ -183,10 +183,10 @@ class PointRow:
 
     __slots__ = (*_POINT_FIELDS, "run")
 
-    def __init__(self, values: tuple, run: BenchmarkRun):
+    def __init__(self, values: tuple, runs: dict):
         for name, value in zip(_POINT_FIELDS, values, strict=True):
             setattr(self, name, value)
-        self.run = run
+        self.run = runs[self.run_id]  # the run already loaded: no second read of it per point
 
     @property
     def pk(self) -> int:
@@ -227,8 +227,8 @@ def fronts(
     groups: dict[tuple, dict[tuple, list[ServingPoint]]] = {}
     rows = OperatingPoint.objects.filter(run_id__in=chosen_ids).order_by("run_id", "index").values_list(*_POINT_FIELDS)
     for values in rows:
-        run = chosen[values[1]]  # the run already loaded: no second read of it per point
-        point = PointRow(values, run)
+        point = PointRow(values, chosen)
+        run = point.run
         serving = serving_point(point, run, spec, rounds=rounds.get(run.pk) or [])
         if serving is not None:
             group = groups.setdefault((run.accelerator_id, run.backend, run.precision, run.origin), {})
