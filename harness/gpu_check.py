@@ -9,10 +9,12 @@ CUDA: the point's median throughput with its interval, p99, and whether the poin
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 import time
 from dataclasses import replace
+from pathlib import Path
 
 from .runner import Failure, Skip
 from .scenarios.settings import PRESETS
@@ -51,6 +53,19 @@ def _batch_sizes(text: str) -> tuple[int, ...]:
     return sizes
 
 
+def profile_line(result) -> str | None:
+    """Where one batch's time went, from the payload's ``profile`` block: its top operators by self time (device
+    time on CUDA), or why it was not profiled; None for a skip or failure."""
+    if not isinstance(result, dict) or not result.get("profile"):
+        return None
+    block = result["profile"]
+    if "not_profiled" in block:
+        return f"  profile: not profiled: {block['not_profiled']}"
+    kind = "device" if block["time_kind"] == "self_device" else "CPU"
+    top = ", ".join(f"{op['name']} {op['share']:.0%}" for op in block["operators"][:3])
+    return f"  profile (b={block['batch_size']}, {kind} self time {block['total_self_ms']:.2f} ms): {top}"
+
+
 NOT_RUN = "not run: the check's time budget ({budget:.0f} s) ran out before it started"
 HEADER = ("workload", "backend/precision", "scenario", "point", "per s [interval]", "p99 ms", "verdict")
 WIDTHS = (16, 18, 9, 6, 30, 10)
@@ -83,6 +98,13 @@ def _free_device_memory() -> None:
         torch.cuda.empty_cache()
 
 
+def _keep(result: dict, item, results_dir: str) -> None:
+    folder = Path(results_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    name = f"{item.workload_id}_{item.backend}_{item.precision}_{item.scenario}.json"
+    (folder / name).write_text(json.dumps(result, indent=1, default=str))
+
+
 def _line(row: tuple[str, ...]) -> str:
     return "  ".join(cell.ljust(width) for cell, width in zip(row, WIDTHS, strict=False)) + "  " + row[-1]
 
@@ -108,6 +130,9 @@ def main(argv: list[str] | None = None) -> int:
         "--round-s", type=float, help="Each round's minimum duration in seconds (default: the preset's)."
     )
     parser.add_argument("--rounds", type=int, help="Rounds per point (default: the preset's).")
+    parser.add_argument(
+        "--results-dir", help="Keep each measured item's result payload (JSON) here, to import or cite its figures."
+    )
     args = parser.parse_args(argv)
     import torch
 
@@ -147,8 +172,12 @@ def main(argv: list[str] | None = None) -> int:
             failed = failed or isinstance(result, Failure)
             for row in table_rows([item], [result]):
                 print(_line(row), flush=True)
+            if (line := profile_line(result)) is not None:
+                print(line, flush=True)
             if seconds:
                 print(f"  ({item.workload_id} {item.backend}/{item.precision}: {seconds:.1f} s)", flush=True)
+            if args.results_dir and isinstance(result, dict):
+                _keep(result, item, args.results_dir)
     return 1 if failed else 0
 
 

@@ -54,3 +54,18 @@ def test_an_llm_row_names_its_unit_output_tokens():
              "throughput_interval_per_s": {"low": 527.8, "high": 563.9}, "latency_ms": {"p99": 14873.6}}  # fmt: skip
     (row,) = table_rows([item], [{"points": [point]}])
     assert row[4] == "550.8 [527.8, 563.9] output tokens" and row[6] == "valid"
+
+
+def test_the_profile_line_names_the_top_three_operators_by_device_self_time_or_why_there_is_none():
+    from harness.gpu_check import profile_line
+
+    kernels = (("nvjet_gemm", 6.0), ("gelu_kernel", 2.5), ("add_kernel", 1.0), ("Memcpy HtoD", 0.5))
+    operators = [{"name": name, "self_ms": ms, "share": ms / 10.0, "calls": 1} for name, ms in kernels]
+    block = {"batch_size": 32, "time_kind": "self_device", "total_self_ms": 10.0, "operators": operators}
+    # Shares of 10 ms: 6.0 -> 60 %, 2.5 -> 25 %, 1.0 -> 10 %; the fourth operator is left out.
+    assert profile_line({"profile": block}) == (
+        "  profile (b=32, device self time 10.00 ms): nvjet_gemm 60%, gelu_kernel 25%, add_kernel 10%"
+    )
+    opaque = {"batch_size": 8, "not_profiled": "TensorRT runs its engine outside PyTorch"}
+    assert profile_line({"profile": opaque}) == "  profile: not profiled: TensorRT runs its engine outside PyTorch"
+    assert profile_line(Skip("tabular", "offline", "tensorrt", "fp16", "tensorrt not installed")) is None
