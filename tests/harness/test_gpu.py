@@ -67,6 +67,51 @@ def test_it_measures_on_the_gpu_with_nvml_telemetry_and_the_accuracy_guard(tmp_p
     assert nvml["points"] >= len(result["points"]) and nvml["energy_j"] >= 0 and nvml["power_w_max"] > 0
 
 
+def test_the_operator_profile_reads_device_time_on_the_gpu(tmp_path):
+    result = run_item(SuiteItem("tabular", "tiny", "offline", "eager", "fp16", "cuda", FAST), tmp_path)
+    assert not isinstance(result, Skip), result
+    block = result["profile"]
+    assert block["device"] == "cuda" and block.get("not_profiled") is None, block
+    assert block["time_kind"] == "self_device" and block["total_self_ms"] > 0
+    assert all(op["self_ms"] > 0 and 0 < op["share"] <= 1 for op in block["operators"])
+    assert sum(op["share"] for op in block["operators"]) <= 1 + 1e-9
+    assert not any(op["name"].startswith("aten::") for op in block["operators"]), "operators are CPU-side events"
+
+
+def test_one_matrix_product_is_one_kernel_holding_all_the_device_time_counted_once():
+    # On an H100, reading the operators' self device time gave aten::mm 50 % and kineto's "Activity Buffer
+    # Request" 50 %: the product's one kernel counted twice. The device's own events count it once.
+    from types import SimpleNamespace
+
+    from harness.operator_profile import profile_one_batch
+
+    a, b = torch.randn(4096, 4096, device="cuda"), torch.randn(4096, 4096, device="cuda")
+    engine = SimpleNamespace(
+        backend=SimpleNamespace(name="eager"), device="cuda", samples=[0],
+        form_batch=lambda indices: (a, b), execute=lambda batch: torch.mm(*batch),
+    )  # fmt: skip
+    torch.mm(a, b)
+    torch.cuda.synchronize()
+    block = profile_one_batch(engine, batch_size=1)
+    assert block["time_kind"] == "self_device", block
+    (kernel,) = block["operators"]
+    assert kernel["share"] == 1.0 and kernel["calls"] == 1 and block["total_self_ms"] == kernel["self_ms"] > 0
+    # 2 x 4096^3 = 1.37e11 FLOPs: about 2 ms at an H100's 67 TFLOP/s of fp32; a sanity range, not a speed.
+    assert 0.001 < kernel["self_ms"] < 1_000
+
+
+def test_samples_and_batches_sit_in_pinned_host_memory_on_cuda():
+    from harness.scenarios import Engine
+
+    workload = get_workload("tabular", "tiny")
+    engine = Engine(workload, _loaded(EagerBackend, workload), sample_count=4)
+    single, batch = engine.form_batch([2]), engine.form_batch([0, 1, 2, 3])
+    assert all(t.is_pinned() for t in single) and all(t.is_pinned() for t in batch)
+    expected = [torch.cat([engine.samples[i][c] for i in range(4)]) for c in range(len(batch))]
+    assert all(torch.equal(got, want) for got, want in zip(batch, expected, strict=True))
+    torch.testing.assert_close(engine.execute(batch).output, engine.backend.forward(*(t.cuda() for t in batch)).cpu())
+
+
 def test_fp8_runs_through_torchao_on_a_device_that_supports_it(tmp_path):
     capability = torch.cuda.get_device_capability()
     ok, reason = check_support("eager", "fp8", "cuda", "tabular")
