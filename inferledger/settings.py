@@ -69,7 +69,8 @@ MIDDLEWARE = [
     # Serves STATIC_ROOT (after collectstatic) from the web process itself: a deployment that follows
     # docs/operations.md has CSS and plotly.js without a separate file server.
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "csp.middleware.CSPMiddleware",
+    # django-csp's, with the header built once where settings alone decide it (inferledger/csp.py).
+    "inferledger.csp.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -81,7 +82,8 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
-ROOT_URLCONF = "inferledger.urls"
+# The URL table is inferledger.urls; inferledger.routing puts it behind a resolver that remembers its answers.
+ROOT_URLCONF = "inferledger.routing"
 
 TEMPLATES = [
     {
