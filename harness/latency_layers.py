@@ -34,6 +34,9 @@ from harness.roofline import Roofline
 COMPUTE, MEMORY, QUEUE, TRANSPORT, UNSPLIT = "compute", "memory", "batching/queue", "transport", "unsplit"
 LAYERS = (COMPUTE, MEMORY, QUEUE, TRANSPORT)
 TOP_OPERATORS_SHOWN = 3
+# kineto's names for CUPTI's host-to-device and device-to-host copies: a profiled CUDA batch includes them, but the
+# engine times them as layers of their own (h2d, d2h), so they take no share of the compute.
+TIMED_COPIES = ("Memcpy HtoD", "Memcpy DtoH")
 
 
 @dataclass(frozen=True)
@@ -213,7 +216,10 @@ def _refine_compute(
                             f"modelled: {memory.weight_bytes:,} weight bytes x {memory.passes_per_batch} pass(es) / "
                             f"{memory.memory_bandwidth_gbps:g} GB/s ({memory.accelerator}) = {floor:.4g} ms, capped "
                             f"at the compute measured; taken out of: {compute.source}", False))  # fmt: skip
-    operators = (profile or {}).get("operators") or []
+    operators, copies_share = _compute_operators(profile)
+    if copies_share:
+        notes.append(f"the batch's host-device copies ({copies_share:.1%} of the profiled device time) are their "
+                     "own layers: the compute is shared among the other entries")  # fmt: skip
     if not operators:
         reason = (profile or {}).get("not_profiled") or "the run carries no torch.profiler profile"
         notes.append(f"compute not split by operator: {reason}")
@@ -232,6 +238,18 @@ def _refine_compute(
                         f"({other_share:.1%}) of torch.profiler's self time over one batch of {batch}",
                         False))  # fmt: skip
     return others + refined
+
+
+def _compute_operators(profile: dict | None) -> tuple[list[dict], float]:
+    """The profile's entries that are compute, their shares made shares of the compute alone, and the share of the
+    timed copies left out (CUDA: `Memcpy HtoD (Pinned -> Device)` is the h2d layer, already measured)."""
+    operators = (profile or {}).get("operators") or []
+    copies_share = sum(op["share"] for op in operators if op["name"].startswith(TIMED_COPIES))
+    if not copies_share:
+        return operators, 0.0
+    rest = 1.0 - copies_share
+    kept = [op | {"share": op["share"] / rest} for op in operators if not op["name"].startswith(TIMED_COPIES)]
+    return (kept if rest > 0 else []), copies_share
 
 
 def _no_memory_reason(memory: MemoryModel | None) -> str:

@@ -157,3 +157,25 @@ def test_an_onnx_runtime_run_says_it_was_not_profiled(tmp_path):
     split = split_p99(result["points"][0], scenario="single-stream", profile=result["profile"])
     assert any(note.startswith("compute not split by operator: ONNX Runtime") for note in split.notes)
     assert split.sum_ms == pytest.approx(result["points"][0]["latency_ms"]["p99"], rel=SUM_TOLERANCE)
+
+
+def test_on_cuda_the_batchs_own_copies_take_no_share_of_the_compute():
+    # Device time of one batch: GEMM 50 %, HtoD copy 20 %, gelu 20 %, add 10 %. The copy is the h2d layer, timed on
+    # its own, so the compute is shared among the rest (80 %): GEMM 50/80 = 62.5 %, gelu 25 %, add 12.5 %.
+    # Compute measured 1.6 ms, no memory model: GEMM 1.0 ms, gelu 0.4, add 0.2; nothing is left for other entries.
+    profile = {"tool": "torch.profiler", "batch_size": 32, "device": "cuda", "time_kind": "self_device",
+               "total_self_ms": 4.0, "wall_ms": 5.0, "operators": [
+                   {"name": "nvjet_sm90_hsh_gemm", "self_ms": 2.0, "share": 0.5, "calls": 4},
+                   {"name": "Memcpy HtoD (Pinned -> Device)", "self_ms": 0.8, "share": 0.2, "calls": 1},
+                   {"name": "gelu_kernel", "self_ms": 0.8, "share": 0.2, "calls": 4},
+                   {"name": "add_kernel", "self_ms": 0.4, "share": 0.1, "calls": 4}]}  # fmt: skip
+    request = {"end_to_end": 2.0, "queue_wait": 0.0, "batch_formation": None, "h2d": 0.4, "compute": 1.6,
+               "d2h": None, "batch_size": 32}  # fmt: skip
+    split = split_p99(server_point(2.0, request), scenario="server", profile=profile)
+
+    compute = {name: ms for name, ms in parts_ms(split).items() if name.startswith("compute")}
+    assert compute == pytest.approx(
+        {"compute: nvjet_sm90_hsh_gemm": 1.0, "compute: gelu_kernel": 0.4, "compute: add_kernel": 0.2}
+    )
+    assert split.sum_ms == pytest.approx(2.0, rel=SUM_TOLERANCE)
+    assert any("host-device copies (20.0% of the profiled device time)" in note for note in split.notes)
