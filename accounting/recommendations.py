@@ -28,7 +28,7 @@ from accounting.pricing import costing
 from accounting.pricing.offerings import UnitOffer, unit_offer
 from accounting.question import CostQuestion
 from accounting.rankings.ranking import RankingRow, rank
-from harness.roofline import Roofline
+from harness.roofline import Roofline, output_tokens_per_request
 from workloads import Workload
 
 TUNE_FIRST_RUNWAY = 2.0
@@ -95,10 +95,10 @@ def optimisation_runway(row: RankingRow, workload: Workload) -> Runway:
     run, point = row.run, row.point
     units_per_inference = 1
     if sla_rule.counts_output_tokens(workload):
-        output_tokens = ((point.details or {}).get("llm") or {}).get("output_tokens")
-        if not output_tokens:
+        output_tokens = output_tokens_per_request(point.details)
+        if output_tokens is None:
             return Runway(None, None, None, "No roofline: the point states no output tokens per request.")
-        units_per_inference = int(output_tokens)
+        units_per_inference = output_tokens
     roofline = Roofline(
         flops_per_inference=run.flops_per_inference, weight_bytes=run.weight_bytes,
         peak_tflops=row.accelerator.peak_tflops(run.precision),

@@ -52,6 +52,13 @@ class Roofline:
                 "bound": _lowest(ceilings)[0]}  # fmt: skip
 
 
+def output_tokens_per_request(point: dict | None) -> int | None:
+    """The output tokens one request of an LLM point makes (its ``llm`` block, as the result schema writes it): the
+    forward passes one inference takes. None for a point that states none (not an LLM's, or not recorded)."""
+    tokens = ((point or {}).get("llm") or {}).get("output_tokens")
+    return int(tokens) if tokens else None
+
+
 def _lowest(ceilings: dict[str, float]) -> tuple[str, float] | None:
     if not ceilings:
         return None

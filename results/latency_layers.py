@@ -4,6 +4,7 @@ fed with the run's payload (exactly as ingested) and the catalog's figures for i
 from __future__ import annotations
 
 from harness.latency_layers import LatencyLayers, MemoryModel, split_p99
+from harness.roofline import output_tokens_per_request
 
 from .models import BenchmarkRun, RunOrigin
 
@@ -16,7 +17,7 @@ def memory_model(run: BenchmarkRun, point: dict) -> MemoryModel:
     """The catalog's bandwidth and peak for the run's accelerator, the run's weight bytes and FLOPs, and the
     forward passes per batch (an LLM's generation reads the weights once per output token)."""
     accelerator = run.accelerator
-    passes = int((point.get("llm") or {}).get("output_tokens") or 1)
+    passes = output_tokens_per_request(point) or 1
     return MemoryModel(
         accelerator=str(accelerator),
         weight_bytes=run.weight_bytes,

@@ -19,6 +19,7 @@ from accounting import sla as sla_rule
 from accounting.provenance import origin_label, published_of, source_label
 from accounting.serving.front import Front, InteractivitySource, ServingPoint, combine_runs, pareto_front
 from hardware_catalog.models import Accelerator
+from harness.roofline import output_tokens_per_request
 from results.models import BenchmarkRun, OperatingPoint, RunOrigin
 from workloads import registry
 
@@ -130,7 +131,8 @@ def serving_point(
     llm = (point.details or {}).get("llm") or {}
     lengths = {
         "input_tokens_per_request": llm.get("prompt_tokens") or None,
-        "output_tokens_per_request": llm.get("output_tokens") or (output_tps / requests if requests else None),
+        "output_tokens_per_request": output_tokens_per_request(point.details)
+        or (output_tps / requests if requests else None),
     }
     power = point.power_w_mean
     return ServingPoint(

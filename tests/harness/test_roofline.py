@@ -60,3 +60,11 @@ def test_the_latency_split_reads_the_same_rule():
     memory = MemoryModel("Alpha", 16_000_000_000, 4800.0, passes_per_batch=128, flops_per_inference=35 * 10**12,
                          peak_tflops=989.0)  # fmt: skip
     assert memory.roofline(32) == Roofline(35e12, 16e9, 989.0, 4800.0, 128).intensity(32)
+
+
+def test_a_points_output_tokens_per_request_are_its_llm_blocks_or_none():
+    from harness.roofline import output_tokens_per_request
+
+    assert output_tokens_per_request({"llm": {"output_tokens": 128, "ttft_ms": {}}}) == 128
+    assert output_tokens_per_request({"llm": {"output_tokens": 0}}) is None  # states none
+    assert output_tokens_per_request({"batch_size": 8}) is None and output_tokens_per_request(None) is None
