@@ -11,10 +11,13 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+# Helpers, and request_cost.py: a diagnostic with no target of its own (api_load.py holds issue 28's), which would
+# otherwise be summed up as "met target".
+NOT_TARGETS = {"run_all.py", "seeding.py", "__init__.py", "request_cost.py"}
 
 
 def main(names: list[str]) -> int:
-    scripts = sorted(p for p in HERE.glob("*.py") if p.name not in {"run_all.py", "seeding.py", "__init__.py"})
+    scripts = sorted(p for p in HERE.glob("*.py") if p.name not in NOT_TARGETS)
     if names:
         scripts = [p for p in scripts if p.stem in names]
     results = []
