@@ -26,8 +26,11 @@ DEBUG_EXEMPT_STATUSES = (404, 500)  # django-csp leaves Django's debug pages alo
 
 
 @cache
-def settings_headers() -> tuple[tuple[str, str], ...]:
-    """The headers the settings' policies make on their own: (name, value) for each non-empty one."""
+def settings_headers() -> tuple[tuple[str, str], ...] | None:
+    """The headers the settings' policies make on their own: (name, value) for each non-empty one; None where a
+    policy excludes URL prefixes (the header then depends on the path: django-csp decides it)."""
+    if any((getattr(settings, name, None) or {}).get("EXCLUDE_URL_PREFIXES") for name in POLICY_SETTINGS):
+        return None
     policies = ((HEADER, build_policy()), (HEADER_REPORT_ONLY, build_policy(report_only=True)))
     return tuple((name, value) for name, value in policies if value)
 
@@ -38,21 +41,20 @@ def _forget_settings_headers(setting, **kwargs) -> None:
         settings_headers.cache_clear()
 
 
-def _settings_alone_decide_the_policy(request, response) -> bool:
+def _nothing_per_response_changes_the_policy(request, response) -> bool:
     if getattr(request, "_csp_nonce", None) is not None:
         return False
     if any(hasattr(response, name) for name in PER_RESPONSE_ATTRIBUTES):
         return False
-    if settings.DEBUG and response.status_code in DEBUG_EXEMPT_STATUSES:
-        return False
-    return not any((getattr(settings, name, None) or {}).get("EXCLUDE_URL_PREFIXES") for name in POLICY_SETTINGS)
+    return not (settings.DEBUG and response.status_code in DEBUG_EXEMPT_STATUSES)
 
 
 class CSPMiddleware(DjangoCSPMiddleware):
     def process_response(self, request, response):
-        if not _settings_alone_decide_the_policy(request, response):
+        headers = settings_headers()
+        if headers is None or not _nothing_per_response_changes_the_policy(request, response):
             return super().process_response(request, response)
-        for name, value in settings_headers():
+        for name, value in headers:
             if name not in response:
                 response[name] = value
         # As django-csp does: a nonce asked for after the header is written would not be in it, so asking raises.
