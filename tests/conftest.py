@@ -5,6 +5,8 @@ from decimal import Decimal
 import pytest
 from rest_framework.test import APIClient
 
+from tests.replayed_loads import replayed
+
 # The test machine is shared (other test runs, other work): the machine's fitness checks record and do not
 # invalidate points, here and in the workers the tests start; a test of the checks enforces them itself.
 os.environ["INFERLEDGER_HOST_CHECKS"] = "record"
@@ -44,8 +46,11 @@ def catalog(db):
     """The shipped catalog, loaded the way load_catalog does."""
     from hardware_catalog.services import SHIPPED_PRICES_CSV, import_prices, load_accelerators
 
-    load_accelerators()
-    import_prices(SHIPPED_PRICES_CSV)
+    def load():
+        load_accelerators()
+        import_prices(SHIPPED_PRICES_CSV)
+
+    replayed("catalog", load)  # loaded once per session, replayed after (tests/replayed_loads.py)
 
 
 @pytest.fixture
@@ -56,8 +61,11 @@ def shipped_data(db):
 
     from django.core.management import call_command
 
-    call_command("load_catalog", stdout=StringIO())
-    call_command("load_published_results", stdout=StringIO())
+    def load():
+        call_command("load_catalog", stdout=StringIO())
+        call_command("load_published_results", stdout=StringIO())
+
+    replayed("shipped data", load)  # 10-15 s; loaded once per session, replayed after (tests/replayed_loads.py)
 
 
 @pytest.fixture

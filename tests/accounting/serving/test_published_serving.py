@@ -9,7 +9,6 @@ import csv
 import io
 
 import pytest
-from django.core.management import call_command
 
 from results.models import BenchmarkRun, OperatingPoint, RunOrigin
 
@@ -21,9 +20,8 @@ STATED_INPUT_TOKENS = 1000
 
 
 @pytest.fixture
-def published(db):
-    call_command("load_catalog", stdout=io.StringIO())
-    call_command("load_published_results", stdout=io.StringIO())
+def published(shipped_data):
+    """The catalog and the shipped published results, as `make run` loads them (tests/conftest.py)."""
 
 
 def _ranking(api, **extra):
