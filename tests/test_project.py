@@ -41,3 +41,21 @@ def test_it_has_no_missing_migrations():
         env={**os.environ, "DATABASE_URL": "sqlite:///:memory:"},
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_every_benchmark_make_bench_runs_has_something_to_run_and_a_row_in_the_readme():
+    """A helper module run as a benchmark exits 0 and would be summed up as "met target" (benchmarks/run_all.py)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    sys.path.insert(0, str(root / "benchmarks"))
+    try:
+        from run_all import NOT_TARGETS
+    finally:
+        sys.path.remove(str(root / "benchmarks"))
+    readme = (root / "README.md").read_text()
+    for script in sorted((root / "benchmarks").glob("*.py")):
+        if script.name in NOT_TARGETS:
+            continue
+        assert 'if __name__ == "__main__":' in script.read_text(), f"{script.name} runs nothing: list it in NOT_TARGETS"
+        assert f"| `{script.name}` |" in readme, f"{script.name} has no row in the README's benchmark table"
