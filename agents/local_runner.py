@@ -4,7 +4,8 @@ registers this host as agent ``local``, heartbeats, and runs the jobs queued for
 A job never runs inside an HTTP request: without a broker ``job_dispatch`` leaves the job queued and this
 loop picks it up (``make run`` starts it; ``manage.py run_agent --name local`` starts it by hand). It calls
 the same services the Celery tasks call (claim, progress, ingest, finish), directly, since it runs where
-the database is.
+the database is. A job an earlier process left running (``make run`` stopped mid-suite) is run again when the
+agent starts (``resume_left_running``).
 """
 
 from __future__ import annotations
@@ -16,11 +17,12 @@ import traceback
 
 from django.conf import settings
 from django.db import close_old_connections, connection
+from django.utils import timezone
 
 from harness.host.job import execute_job
 
 from .jobs import job_claim, job_fail, job_finish, job_ingest, job_progress, job_spec, spec_for_agent
-from .models import Job, JobState
+from .models import Agent, Job, JobState
 from .registry import agent_heartbeat, local_agent
 
 logger = logging.getLogger(__name__)
@@ -64,6 +66,31 @@ def run_pending_local_jobs(agent_name: str = "local") -> int:
         started += 1
 
 
+def resume_left_running(agent_name: str = "local", *, heard_at=None, interval_s: float) -> int:
+    """Run again each job an earlier process of this agent left running (``make run`` stopped mid-suite): the
+    built-in agent runs its jobs in its own process, so a job still marked running when it starts runs nowhere,
+    and would otherwise wait for its deadline (its time limit, 30 minutes for the quick suite) and fail. It is
+    taken up as a redelivered job is (job_claim: a new attempt, within INFERLEDGER_JOB_MAX_ATTEMPTS; each run is
+    stored once, its id derived from the job's). Not while another process of this agent is heard from
+    (``heard_at``, its last heartbeat before this one registered, within two heartbeat intervals): that one runs
+    it. Returns how many were run."""
+    if heard_at is not None and (timezone.now() - heard_at).total_seconds() < 2 * interval_s:
+        return 0
+    resumed = 0
+    for job in (
+        Job.objects.select_related("agent")
+        .filter(agent__name=agent_name, state=JobState.RUNNING)
+        .order_by("created_at")
+    ):
+        logger.warning(
+            "local agent %s: job %s was left running at %.0f %% by an earlier run; running it again (attempt %d)",
+            agent_name, job.pk, job.progress_pct or 0.0, job.attempts + 1,
+        )  # fmt: skip
+        run_local_job(job)
+        resumed += 1
+    return resumed
+
+
 def _heartbeat(name: str, stop: threading.Event, interval_s: float) -> None:
     while not stop.wait(interval_s):
         try:
@@ -81,16 +108,19 @@ def serve_local_agent(
     (with ``once``: run the jobs queued now, then return)."""
     stop = stop or threading.Event()
     parent_pid = os.getppid()
+    interval_s = min(settings.INFERLEDGER_AGENT_HEARTBEAT_S, 30)
+    heard_at = Agent.objects.filter(name=name).values_list("last_seen_at", flat=True).first()
     agent = local_agent(name)
     beat = threading.Thread(
-        target=_heartbeat,
-        args=(agent.name, stop, min(settings.INFERLEDGER_AGENT_HEARTBEAT_S, 30)),
-        name="local-agent-heartbeat",
-        daemon=True,
+        target=_heartbeat, args=(agent.name, stop, interval_s), name="local-agent-heartbeat", daemon=True
     )
     beat.start()
     logger.info("local agent %s: online, waiting for jobs", agent.name)
     try:
+        try:
+            resume_left_running(agent.name, heard_at=heard_at, interval_s=interval_s)
+        except Exception:
+            logger.exception("local agent: a job left running could not be run again")
         while not stop.is_set():
             if os.getppid() != parent_pid:  # make run (our parent) has gone: so do we
                 return

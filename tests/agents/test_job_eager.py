@@ -60,3 +60,62 @@ def test_a_job_whose_backend_raises_mid_run_fails_within_seconds_with_the_traceb
     assert job.error.startswith("1 item(s) failed:\ntabular-tiny offline eager/fp32: SutFailed: offline:")
     assert "Traceback (most recent call last)" in job.error and "RuntimeError: backend broke mid-run" in job.error
     assert "tabular-tiny_offline_eager_fp32_cpu failed" in caplog.text and "backend broke mid-run" in caplog.text
+
+
+def _left_running(staff_api, django_capture_on_commit_callbacks) -> Job:
+    """A job the local agent claimed and measured to 99 % before its process was stopped (make run, Ctrl-C)."""
+    from agents.jobs import job_claim, job_progress
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = staff_api.post("/api/v1/jobs/", FAST_SPEC, format="json")
+    job_id = response.data["id"]
+    assert job_claim(job_id=job_id, agent_name="local")
+    job_progress(job_id=job_id, percent=99.3, point="tabular-tiny single-stream")
+    return Job.objects.get(pk=job_id)
+
+
+def test_a_job_an_earlier_run_left_running_is_run_again_when_the_local_agent_starts(
+    catalog, staff_api, django_capture_on_commit_callbacks
+):
+    from agents.local_runner import resume_left_running
+
+    job = _left_running(staff_api, django_capture_on_commit_callbacks)
+    assert job.state == "running" and job.attempts == 1
+    assert run_pending_local_jobs() == 0  # it is not queued: without this, it would wait for its deadline
+    assert resume_left_running("local", heard_at=None, interval_s=30) == 1
+    job.refresh_from_db()
+    assert job.state == "succeeded", job.error
+    assert job.attempts == 2 and job.progress_pct == 100  # a second attempt, as a redelivered job
+    assert BenchmarkRun.objects.filter(job=job).count() == 1
+
+
+def test_a_job_is_left_to_the_process_that_is_still_heartbeating(
+    catalog, staff_api, django_capture_on_commit_callbacks
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from agents.local_runner import resume_left_running
+
+    job = _left_running(staff_api, django_capture_on_commit_callbacks)
+    # Heard from 5 s ago, with a heartbeat every 30 s: 5 < 2 x 30, so that process is alive and runs the job.
+    heard_at = timezone.now() - timedelta(seconds=5)
+    assert resume_left_running("local", heard_at=heard_at, interval_s=30) == 0
+    job.refresh_from_db()
+    assert job.state == "running" and job.attempts == 1
+    # Heard from 61 s ago: more than two heartbeats missed, so no process of the agent runs it any more.
+    assert resume_left_running("local", heard_at=timezone.now() - timedelta(seconds=61), interval_s=30) == 1
+
+
+def test_a_job_left_running_past_its_attempts_fails_with_the_reason(
+    catalog, staff_api, django_capture_on_commit_callbacks, settings
+):
+    from agents.local_runner import resume_left_running
+
+    job = _left_running(staff_api, django_capture_on_commit_callbacks)
+    Job.objects.filter(pk=job.pk).update(attempts=settings.INFERLEDGER_JOB_MAX_ATTEMPTS)
+    assert resume_left_running("local", heard_at=None, interval_s=30) == 1
+    job.refresh_from_db()
+    assert job.state == "failed" and job.error == f"gave up after {settings.INFERLEDGER_JOB_MAX_ATTEMPTS} attempts"
+    assert not BenchmarkRun.objects.filter(job=job).exists()
