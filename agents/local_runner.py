@@ -10,19 +10,24 @@ agent starts (``resume_left_running``).
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import logging
 import os
+import tempfile
 import threading
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from django.conf import settings
 from django.db import close_old_connections, connection
-from django.utils import timezone
 
 from harness.host.job import execute_job
 
 from .jobs import job_claim, job_fail, job_finish, job_ingest, job_progress, job_spec, spec_for_agent
-from .models import Agent, Job, JobState
+from .models import Job, JobState
 from .registry import agent_heartbeat, local_agent
 
 logger = logging.getLogger(__name__)
@@ -66,16 +71,12 @@ def run_pending_local_jobs(agent_name: str = "local") -> int:
         started += 1
 
 
-def resume_left_running(agent_name: str = "local", *, heard_at=None, interval_s: float) -> int:
+def resume_left_running(agent_name: str = "local") -> int:
     """Run again each job an earlier process of this agent left running (``make run`` stopped mid-suite): the
-    built-in agent runs its jobs in its own process, so a job still marked running when it starts runs nowhere,
-    and would otherwise wait for its deadline (its time limit, 30 minutes for the quick suite) and fail. It is
-    taken up as a redelivered job is (job_claim: a new attempt, within INFERLEDGER_JOB_MAX_ATTEMPTS; each run is
-    stored once, its id derived from the job's). Not while another process of this agent is heard from
-    (``heard_at``, its last heartbeat before this one registered, within two heartbeat intervals): that one runs
-    it. Returns how many were run."""
-    if heard_at is not None and (timezone.now() - heard_at).total_seconds() < 2 * interval_s:
-        return 0
+    built-in agent runs its jobs in its own process, so when no other process serves it (``sole_process``), a job
+    still marked running runs nowhere, and would otherwise wait for its deadline (its time limit, 30 minutes for
+    the quick suite) and fail. It is taken up as a redelivered job is (job_claim: a new attempt, within
+    INFERLEDGER_JOB_MAX_ATTEMPTS; each run is stored once, its id derived from the job's). Returns how many ran."""
     resumed = 0
     for job in (
         Job.objects.select_related("agent")
@@ -89,6 +90,26 @@ def resume_left_running(agent_name: str = "local", *, heard_at=None, interval_s:
         run_local_job(job)
         resumed += 1
     return resumed
+
+
+@contextmanager
+def sole_process(agent_name: str) -> Iterator[bool]:
+    """Whether this is the only process serving the built-in agent ``agent_name`` for this database on this host:
+    an exclusive lock on a file named after both, which the OS releases when its process ends, however it ends
+    (a heartbeat cannot tell: a process stopped a second ago was heard from a second ago)."""
+    database = settings.DATABASES["default"]
+    digest = hashlib.sha256(f"{database.get('HOST', '')}:{database.get('PORT', '')}:{database['NAME']}".encode())
+    path = Path(tempfile.gettempdir()) / f"inferledger-agent-{agent_name}-{digest.hexdigest()[:16]}.lock"
+    with path.open("a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _heartbeat(name: str, stop: threading.Event, interval_s: float) -> None:
@@ -106,21 +127,29 @@ def serve_local_agent(
 ) -> None:
     """Register, heartbeat and run queued jobs until ``stop`` is set or the process that started us exits
     (with ``once``: run the jobs queued now, then return)."""
-    stop = stop or threading.Event()
+    with sole_process(name) as alone:
+        _serve(name, stop or threading.Event(), poll_s, once, resume=alone)
+
+
+def _serve(name: str, stop: threading.Event, poll_s: float, once: bool, *, resume: bool) -> None:
     parent_pid = os.getppid()
-    interval_s = min(settings.INFERLEDGER_AGENT_HEARTBEAT_S, 30)
-    heard_at = Agent.objects.filter(name=name).values_list("last_seen_at", flat=True).first()
     agent = local_agent(name)
     beat = threading.Thread(
-        target=_heartbeat, args=(agent.name, stop, interval_s), name="local-agent-heartbeat", daemon=True
+        target=_heartbeat,
+        args=(agent.name, stop, min(settings.INFERLEDGER_AGENT_HEARTBEAT_S, 30)),
+        name="local-agent-heartbeat",
+        daemon=True,
     )
     beat.start()
     logger.info("local agent %s: online, waiting for jobs", agent.name)
     try:
-        try:
-            resume_left_running(agent.name, heard_at=heard_at, interval_s=interval_s)
-        except Exception:
-            logger.exception("local agent: a job left running could not be run again")
+        if not resume:
+            logger.warning("local agent %s: another process serves it here; the jobs it runs are its own", agent.name)
+        else:
+            try:
+                resume_left_running(agent.name)
+            except Exception:
+                logger.exception("local agent: a job left running could not be run again")
         while not stop.is_set():
             if os.getppid() != parent_pid:  # make run (our parent) has gone: so do we
                 return

@@ -77,35 +77,33 @@ def _left_running(staff_api, django_capture_on_commit_callbacks) -> Job:
 def test_a_job_an_earlier_run_left_running_is_run_again_when_the_local_agent_starts(
     catalog, staff_api, django_capture_on_commit_callbacks
 ):
-    from agents.local_runner import resume_left_running
+    from agents.local_runner import serve_local_agent
 
     job = _left_running(staff_api, django_capture_on_commit_callbacks)
     assert job.state == "running" and job.attempts == 1
-    assert run_pending_local_jobs() == 0  # it is not queued: without this, it would wait for its deadline
-    assert resume_left_running("local", heard_at=None, interval_s=30) == 1
+    assert run_pending_local_jobs() == 0  # it is not queued: without a restart's resume, it waits for its deadline
+    serve_local_agent("local", once=True)  # what make run starts: no other process serves agent local
     job.refresh_from_db()
     assert job.state == "succeeded", job.error
     assert job.attempts == 2 and job.progress_pct == 100  # a second attempt, as a redelivered job
     assert BenchmarkRun.objects.filter(job=job).count() == 1
 
 
-def test_a_job_is_left_to_the_process_that_is_still_heartbeating(
+def test_a_job_is_left_to_the_process_that_still_serves_the_agent(
     catalog, staff_api, django_capture_on_commit_callbacks
 ):
-    from datetime import timedelta
-
-    from django.utils import timezone
-
-    from agents.local_runner import resume_left_running
+    from agents.local_runner import serve_local_agent, sole_process
 
     job = _left_running(staff_api, django_capture_on_commit_callbacks)
-    # Heard from 5 s ago, with a heartbeat every 30 s: 5 < 2 x 30, so that process is alive and runs the job.
-    heard_at = timezone.now() - timedelta(seconds=5)
-    assert resume_left_running("local", heard_at=heard_at, interval_s=30) == 0
+    with sole_process("local") as first:  # a process serving agent local here (it holds the lock)
+        assert first
+        with sole_process("local") as second:
+            assert not second
+        serve_local_agent("local", once=True)
     job.refresh_from_db()
-    assert job.state == "running" and job.attempts == 1
-    # Heard from 61 s ago: more than two heartbeats missed, so no process of the agent runs it any more.
-    assert resume_left_running("local", heard_at=timezone.now() - timedelta(seconds=61), interval_s=30) == 1
+    assert job.state == "running" and job.attempts == 1  # that process runs it: it is not run twice
+    with sole_process("local") as alone:  # the lock is released when its holder ends
+        assert alone
 
 
 def test_a_job_left_running_past_its_attempts_fails_with_the_reason(
@@ -115,7 +113,7 @@ def test_a_job_left_running_past_its_attempts_fails_with_the_reason(
 
     job = _left_running(staff_api, django_capture_on_commit_callbacks)
     Job.objects.filter(pk=job.pk).update(attempts=settings.INFERLEDGER_JOB_MAX_ATTEMPTS)
-    assert resume_left_running("local", heard_at=None, interval_s=30) == 1
+    assert resume_left_running("local") == 1
     job.refresh_from_db()
     assert job.state == "failed" and job.error == f"gave up after {settings.INFERLEDGER_JOB_MAX_ATTEMPTS} attempts"
     assert not BenchmarkRun.objects.filter(job=job).exists()
