@@ -95,6 +95,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "dashboard.context_processors.site_links",
             ],
         },
     },
@@ -168,7 +169,11 @@ DASHBOARD_POLL_MS = env.int("DASHBOARD_POLL_MS", default=3000)  # how often the 
 # Login throttling (django-axes): after LOGIN_FAILURE_LIMIT wrong passwords for one username from one address,
 # that pair is refused (429) for LOGIN_LOCKOUT_MINUTES, whatever the password; a success resets the count.
 # It covers every login that goes through django.contrib.auth.authenticate: the dashboard's and the admin's.
-AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+# ModelBackend with the session's user row cached (inferledger/accounts/backends.py). Sessions name the backend that
+# signed them in, so a session from before this backend (ModelBackend) signs in once more.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "inferledger.accounts.backends.CachedUserBackend"]
+# How long a session's user row is remembered (inferledger/accounts/backends.py); 0: read every request.
+SESSION_USER_CACHE_SECONDS = env.int("SESSION_USER_CACHE_SECONDS", default=30)
 AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("LOGIN_LOCKOUT_MINUTES", default=15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]  # one address cannot lock a user out everywhere

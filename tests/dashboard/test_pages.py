@@ -7,8 +7,10 @@ from unittest import mock
 
 import pytest
 from django.contrib.staticfiles import finders
+from django.urls import set_script_prefix
 
 from agents.models import Agent, Job, JobState
+from dashboard.context_processors import site_links
 
 pytestmark = pytest.mark.django_db
 
@@ -164,6 +166,33 @@ def test_it_explains_empty_pages(db, logged_in):
     assert "No cost snapshots yet" in logged_in.get("/trends/").content.decode()
     jobs = logged_in.get("/jobs/").content.decode()
     assert "Nothing queued or running" in jobs and "Enqueue a suite" not in jobs  # not staff
+
+
+def _header_links(page: str) -> list[tuple[str, bool, str]]:
+    header = page[page.index('<header class="top">') : page.index("</header>")]
+    return [(href, bool(current), label) for href, current, label in
+            re.findall(r'<a (?:class="brand" )?href="([^"]*)"( aria-current="page")?>([^<]+)</a>', header)]  # fmt: skip
+
+
+def test_the_header_links_every_page_and_marks_the_one_shown(db, logged_in):
+    assert _header_links(logged_in.get("/trends/").content.decode()) == [
+        ("/", False, "InferLedger"), ("/", False, "Overview"), ("/trends/", True, "Trends"),
+        ("/compare/", False, "Compare"), ("/serving/", False, "LLM serving"), ("/jobs/", False, "Jobs"),
+        ("/api/docs/", False, "API"),
+    ]  # fmt: skip
+    assert 'action="/accounts/logout/"' in logged_in.get("/jobs/").content.decode()
+
+
+def test_the_header_links_carry_the_path_a_deployment_is_served_under(db):
+    """Links are worked out once per process and path prefix (dashboard.context_processors): a deployment served
+    under /ledger/ (SCRIPT_NAME) links under /ledger/, and one at the root still at the root."""
+    try:
+        set_script_prefix("/ledger/")
+        assert site_links(None)["site_links"]["jobs"] == "/ledger/jobs/"
+        assert site_links(None)["site_links"]["logout"] == "/ledger/accounts/logout/"
+    finally:
+        set_script_prefix("/")
+    assert site_links(None)["site_links"]["jobs"] == "/jobs/"
 
 
 @pytest.fixture
