@@ -11,6 +11,7 @@ import uuid
 from datetime import timedelta
 
 import pytest
+from django.db import connections
 
 from tests.accounting.conftest import alpha  # noqa: F401 (a GPU ranked at $1.3889 per 1M)
 
@@ -237,3 +238,7 @@ def browser(live_server, user, monkeypatch):
         yield session
         session.close()
         chromium.close()
+        # With Playwright's loop running, the ORM keeps this thread's connections apart from the ones it keeps
+        # without (asgiref's Local: per context when a loop runs). Closed here, where the test made them; left
+        # open, they kept the test database from being dropped at the end of the session.
+        connections.close_all()
