@@ -13,6 +13,16 @@ os.environ["INFERLEDGER_HOST_CHECKS"] = "record"
 
 
 @pytest.fixture
+def empty_cache():
+    """The default cache empty before and after the test (cached answers, tokens, session users)."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
 def user(django_user_model):
     return django_user_model.objects.create_user(username="analyst", password="pw-analyst-123")
 

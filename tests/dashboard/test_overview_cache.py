@@ -4,24 +4,16 @@ from datetime import UTC, datetime
 from unittest import mock
 
 import pytest
-from django.core.cache import cache
 
 from accounting.rankings import cache as ranking_cache
 from dashboard import figures
 from tests.accounting.conftest import make_run  # noqa: F401 (a fixture)
 from tests.money import per_million_text
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("empty_cache")]
 
 QUESTION = "workload=resnet50&sla_p99_ms=10&price_kind=cloud_on_demand"
 OVERVIEW, RANKINGS = f"/?{QUESTION}", f"/api/v1/rankings/?{QUESTION}"
-
-
-@pytest.fixture(autouse=True)
-def _empty_cache():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture

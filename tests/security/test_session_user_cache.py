@@ -11,21 +11,9 @@ from django.test import Client
 
 from inferledger.accounts.backends import CachedUserBackend
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("empty_cache")]
 
 SIGNED_IN_PAGE = "/accounts/password_change/"  # 200 when signed in, a redirect to the login page when not
-
-
-@pytest.fixture(autouse=True)
-def _empty_cache():
-    cache.clear()
-    yield
-    cache.clear()
-
-
-@pytest.fixture
-def analyst(django_user_model):
-    return django_user_model.objects.create_user(username="analyst", password="pw-analyst-123")
 
 
 def _signed_in(username: str = "analyst", password: str = "pw-analyst-123") -> Client:

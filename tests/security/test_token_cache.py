@@ -9,7 +9,6 @@ from io import StringIO
 from unittest import mock
 
 import pytest
-from django.core.cache import cache
 from django.core.management import call_command
 from django.utils import timezone
 from knox.models import AuthToken
@@ -19,21 +18,9 @@ from rest_framework.test import APIClient
 from inferledger.accounts import authentication
 from inferledger.accounts.authentication import CachedTokenAuthentication
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("empty_cache")]
 
 READ = "/api/v1/accelerators/"
-
-
-@pytest.fixture(autouse=True)
-def _empty_cache():
-    cache.clear()
-    yield
-    cache.clear()
-
-
-@pytest.fixture
-def analyst(django_user_model):
-    return django_user_model.objects.create_user(username="analyst", password="pw-analyst-123")
 
 
 def _with_token(token: str) -> APIClient:

@@ -12,11 +12,6 @@ from rest_framework.test import APIClient
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
 
-@pytest.fixture
-def analyst(django_user_model):
-    return django_user_model.objects.create_user(username="analyst", password="pw-analyst-123")
-
-
 def _with_token(token: str) -> APIClient:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
