@@ -17,6 +17,7 @@ import io
 import statistics
 import sys
 import time
+from functools import partial
 
 import api_load  # benchmarks/api_load.py: the same seeded data, queries and settings
 
@@ -60,18 +61,19 @@ def main() -> None:
         call = _wsgi_caller(token, cookie)
         addresses = {"floor": api_load.BASELINE_QUERY, "rankings": RANKING, "overview": OVERVIEW}
         signed_in = {"overview"}  # the dashboard's session; the others send the API token
-        for name, address in addresses.items():
-            status = call(address, signed_in=name in signed_in)
+        callers = {name: partial(call, address, signed_in=name in signed_in) for name, address in addresses.items()}
+        for name, caller in callers.items():
+            status = caller()
             if not status.startswith("200"):
-                raise SystemExit(f"{name} {address} answered {status}")
+                raise SystemExit(f"{name} {addresses[name]} answered {status}")
             for _ in range(10):
-                call(address, signed_in=name in signed_in)
+                caller()
         per_request_us: dict[str, list[float]] = {name: [] for name in addresses}
         for _ in range(args.batches):
-            for name, address in addresses.items():
+            for name, caller in callers.items():
                 began = time.perf_counter()
                 for _ in range(PER_BATCH):
-                    call(address, signed_in=name in signed_in)
+                    caller()
                 per_request_us[name].append((time.perf_counter() - began) / PER_BATCH * 1e6)
         for name, times in per_request_us.items():
             quartile = statistics.quantiles(times, n=4)[0]

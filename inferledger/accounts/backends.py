@@ -12,6 +12,7 @@ SESSION_USER_CACHE_SECONDS with the per-process default cache, as API tokens are
 send no signal (a bulk ``update()``) are seen within SESSION_USER_CACHE_SECONDS too.
 """
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
@@ -40,16 +41,14 @@ class CachedUserBackend(ModelBackend):
         key = _cache_key(user_id)
         user = cache.get(key)
         if user is None:
-            user = super().get_user(user_id)  # None for an unknown or inactive user: not remembered
-            if user is None:
-                return None
-            cache.set(key, user, seconds)
-        # A cached row is still the user's own, and an inactive user is refused as ModelBackend refuses one.
-        return user if self.user_can_authenticate(user) else None
+            # ModelBackend's answer: None for an unknown or inactive user, which is not remembered; a row is cached
+            # only once it passed ModelBackend's check, and a save that deactivates the user forgets it.
+            user = super().get_user(user_id)
+            if user is not None:
+                cache.set(key, user, seconds)
+        return user
 
     async def aget_user(self, user_id):
-        from asgiref.sync import sync_to_async
-
         return await sync_to_async(self.get_user)(user_id)
 
 
