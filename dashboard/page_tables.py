@@ -1,5 +1,7 @@
 """The tables of each page, built from selector data (shown as HTML and downloadable as CSV)."""
 
+from urllib.parse import urlencode
+
 from django.urls import reverse
 
 from accounting.pricing.money import usd_text
@@ -322,9 +324,44 @@ def alarms_table(alarms) -> Table:
         Column("Why", lambda a: a.explanation, "note"),
     ]
     return Table(
-        "alarms", "Open alarms", columns, alarms, empty="No open alarms: costs are within their trailing medians.",
+        "alarms", "Open cost alarms: measured and published figures", columns, alarms,
+        empty="No open cost alarm: every measured or published cost is within its trailing median.",
         rows_state_context=True,
     )  # fmt: skip
+
+
+# A metered period's cost is what production served at whatever latency it had: no SLA chose it.
+METERED_SLA = "none (as served in production)"
+
+
+def metered_alarms_table(alarms) -> Table:
+    """Open alarms of metered deployments (metering.regressions): a period's cost per 1M units above the
+    deployment's earlier periods. Each row states its deployment, workload and cost basis."""
+    columns = [
+        Column("Raised (UTC)", lambda a: a.created_at.strftime("%Y-%m-%d %H:%M")),
+        Column("Deployment", lambda a: a.period.deployment.name, link=_metered_trend_link),
+        Column("Workload", lambda a: a.period.deployment.workload_name),
+        Column("Hardware", lambda a: f"{a.period.deployment.accelerator_count} x {a.period.deployment.accelerator}"),
+        Column("SLA", lambda a: METERED_SLA),
+        Column("Cost basis", lambda a: a.period.deployment.price_kind),
+        Column("Period (UTC)", lambda a: f"{a.period.start:%Y-%m-%d %H:%M}..{a.period.end:%Y-%m-%d %H:%M}"),
+        Column("Unit", lambda a: a.period.unit.replace("_", " ")),
+        Column("Change (%)", lambda a: a.change_fraction, "pct"),
+        Column("Metered cost per 1M (USD)", lambda a: a.period.cost_per_million_units_usd, "usd"),
+        # The period the change is measured against: the one whose cost is the trailing median.
+        Column("Trailing median per 1M (USD)", lambda a: a.baseline.cost_per_million_units_usd, "usd"),
+        Column("Change by cause (USD per 1M)", _alarm_causes),
+        Column("Why", lambda a: a.explanation, "note"),
+    ]
+    return Table(
+        "metered_alarms", "Open cost alarms: metered production deployments", columns, alarms,
+        empty="No open alarm on a metered deployment.",
+        rows_state_context=True,
+    )  # fmt: skip
+
+
+def _metered_trend_link(alarm) -> str:
+    return f"{reverse('dashboard:trends')}?{urlencode({'deployment': alarm.period.deployment.name})}#metered-trend"
 
 
 def _alarm_causes(alarm) -> str:

@@ -26,6 +26,7 @@ from accounting.rankings.cache import per_data_version
 from accounting.sla import Sla
 from agents.jobs import job_create
 from agents.jobspec import JobSpecError
+from metering import selectors as metering_selectors
 from metering.models import Deployment
 from metering.selectors import monthly_trend
 from results.point_logs import log_download
@@ -175,9 +176,10 @@ def _overview_page(request, *, export: bool = False) -> page_cache.Page:
     )
     answer = ranking_answer(question)  # the rankings API's cached answer to the same question
     empty_reason = answer.empty_reason  # worked out once, when the answer was built
-    # The page answers what an inference costs: its cost alarms stay (read per data version, which counts them);
-    # agents and jobs are on the Jobs page.
-    live_tables = [page_tables.alarms_table(per_data_version("open-alarms", selectors.open_alarms))]
+    # The page answers what an inference costs: its cost alarms stay, of benchmark figures and of metered deployments
+    # (read together per data version, which counts both); agents and jobs are on the Jobs page.
+    cost_alarms, metered_alarms = per_data_version("open-alarms", _open_alarms)
+    live_tables = [page_tables.alarms_table(cost_alarms), page_tables.metered_alarms_table(metered_alarms)]
     # What the page shows of the ranking (its summary, chart and table) is drawn once per built answer; the ranking
     # itself is read (unpickled) only to draw them or to export its table.
     drawn = answer.drawn("overview-page", lambda: _overview_drawing(answer.result(), empty_reason))
@@ -228,6 +230,10 @@ class OverviewDrawing:
     infeasible_count: int
     chart: str | None
     table: DrawnTable
+
+
+def _open_alarms() -> tuple[list, list]:
+    return selectors.open_alarms(), metering_selectors.open_alarms()
 
 
 def _overview_drawing(result, empty_reason) -> OverviewDrawing:

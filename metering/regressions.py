@@ -25,6 +25,7 @@ from accounting.history.attribution import FACTORS, CostState, attribute
 from accounting.history.noise import interval_text, within_uncertainty
 from accounting.pricing import costing
 from accounting.pricing.money import usd_text
+from accounting.rankings.cache import forget_data_version
 from harness.stats import median_interval
 
 from .models import MeteredAlarm, MeteredPeriod
@@ -241,8 +242,10 @@ def _interval_json(interval: dict | None) -> dict | None:
 
 def acknowledge(alarm: MeteredAlarm, *, user) -> MeteredAlarm:
     """Mark an alarm seen; acknowledging twice keeps the first acknowledgement."""
-    MeteredAlarm.objects.filter(pk=alarm.pk, acknowledged_at__isnull=True).update(
+    acknowledged = MeteredAlarm.objects.filter(pk=alarm.pk, acknowledged_at__isnull=True).update(
         acknowledged_at=timezone.now(), acknowledged_by=user
     )
+    if acknowledged:
+        forget_data_version()  # an update() sends no signal: the pages' open alarms change now
     alarm.refresh_from_db()
     return alarm

@@ -1,8 +1,10 @@
-"""Reads: a deployment's metered cost month by month, with the benchmark's prediction beside it."""
+"""Reads: a deployment's metered cost month by month, with the benchmark's prediction beside it; the open alarms."""
 
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
+
+from django.db.models import Count, Max, Q
 
 from accounting.pricing import costing
 
@@ -105,3 +107,19 @@ def monthly_trend(deployment: Deployment) -> list[MonthOfMetering]:
         month.periods.append(period)
         counted_until = period.end
     return sorted(months.values(), key=lambda m: (m.month, m.unit))
+
+
+def open_alarms(limit: int = 10) -> list[MeteredAlarm]:
+    """The newest alarms of metered deployments nobody has acknowledged yet, with what their rows show."""
+    return list(
+        MeteredAlarm.objects.filter(acknowledged_at__isnull=True)
+        .select_related("period__deployment__accelerator", "baseline")
+        .order_by("-created_at", "-id")[:limit]
+    )
+
+
+def open_alarms_version(now: datetime) -> str:
+    """What changes when an alarm is raised, acknowledged or deleted: the newest alarm and how many are open
+    (accounting.rankings.cache reads it as part of the data version)."""
+    alarms = MeteredAlarm.objects.aggregate(newest=Max("id"), open=Count("id", filter=Q(acknowledged_at__isnull=True)))
+    return f"{alarms['newest']}:{alarms['open']}"

@@ -3,11 +3,12 @@
 A ranking is a function of its query and of the data: runs, prices in force, assumption sets in force and
 the catalog. The *data version* names that data: run count and newest ingestion, price rows (and how many
 are in force now, so a price whose effective_from passes changes it), assumption sets (likewise), the open
-cost alarms (which the pages read per data version), and a generation counter in the cache that any save or
-delete of a run, price, assumption set, accelerator or alarm bumps (and an alarm's acknowledgement or
-withdrawal). A cached ranking is served only under the version it was built from, so new data shows at once
-in the process that wrote it, and within DATA_VERSION_SECONDS in any other (the database part of the
-version is re-read that often; with a shared cache such as Redis the generation counter is seen at once).
+cost alarms and the open alarms of metered deployments (which the pages read per data version; metering registers
+its part, `register_data_version_part`), and a generation counter in the cache that any save or delete of a run,
+price, assumption set, accelerator or alarm bumps (and an alarm's acknowledgement or withdrawal). A cached ranking
+is served only under the version it was built from, so new data shows at once in the process that wrote it, and
+within DATA_VERSION_SECONDS in any other (the database part of the version is re-read that often; with a shared
+cache such as Redis the generation counter is seen at once).
 
 Single flight: whenever a query must be built (cold, or its version moved, or expired), the first request
 takes a lock per query and builds it; requests for the same query that arrive meanwhile get the previous
@@ -32,7 +33,9 @@ drawn by other code).
 import hashlib
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 
 from django.conf import settings
 from django.core.cache import cache
@@ -52,6 +55,17 @@ REBUILDS_KEY = "accounting:ranking-rebuilds"
 REBUILD_LOCK_SECONDS = 60
 # How often a request waiting for another's rebuild looks for the result (a rebuild takes 0.1-3 s).
 WAIT_POLL_SECONDS = 0.02
+
+
+# Parts of the data version read from the apps above accounting (metering's open alarms, which the overview shows):
+# name -> read(now) -> text. The app that owns the data registers its part (its AppConfig.ready), since accounting
+# imports none of the apps that read it.
+_OTHER_APPS_PARTS: dict[str, Callable[[datetime], str]] = {}
+
+
+def register_data_version_part(name: str, read: Callable[[datetime], str]) -> None:
+    """Make read(now) part of the data version: what the pages keep per data version changes when it does."""
+    _OTHER_APPS_PARTS[name] = read
 
 
 def cache_seconds() -> int:
@@ -89,9 +103,10 @@ def read_data_version(now) -> str:
     alarms = CostAlarm.objects.aggregate(
         newest=Max("id"), open=Count("id", filter=Q(acknowledged_at__isnull=True, withdrawn_at__isnull=True))
     )
+    others = "".join(f":{name}={_OTHER_APPS_PARTS[name](now)}" for name in sorted(_OTHER_APPS_PARTS))
     return (
         f"{runs['count']}:{runs['newest']}:{prices['newest']}:{prices['count']}:{prices['in_force']}:"
-        f"{assumptions['newest']}:{assumptions['in_force']}:{alarms['newest']}:{alarms['open']}"
+        f"{assumptions['newest']}:{assumptions['in_force']}:{alarms['newest']}:{alarms['open']}{others}"
     )
 
 

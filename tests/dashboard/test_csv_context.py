@@ -17,9 +17,10 @@ from tests.accounting.serving.data import make_sweep
 
 pytestmark = pytest.mark.django_db
 
-# A table whose rows state their own (alarms: "Workload", "SLA", "Cost basis") carries them as its columns.
+# A table whose rows state their own (alarms, metered alarms: "Workload", "SLA", "Cost basis") carries them as its
+# columns.
 CONTEXT_COLUMNS = ("workload", "sla", "cost basis", "as of (UTC)")
-ROWS_STATE_CONTEXT = {"alarms"}
+ROWS_STATE_CONTEXT = {"alarms", "metered_alarms"}
 
 
 @pytest.fixture
