@@ -9,12 +9,18 @@ the deployment's cost: their median with the same exact order-statistic interval
 3 periods give min..max at 75 %). The new period is one measurement: its cost alone. So a period no dearer than
 the dearest of a few earlier ones is noise; one earlier period gives no interval.
 
+A period shorter than a week (a day, as the daily schedule meters) is compared only with the earlier periods of its
+length at its time of the week: a Saturday with the Saturdays before it, not with the busier weekdays (traffic
+follows the week; a quiet weekend day costs more per unit with nothing regressed). Until the deployment has metered
+that time of the week once, such a period raises none, and says why.
+
 The change is split into price, throughput (the benchmark's capacity) and utilization (the traffic served over that
 capacity) by accounting.history.attribution, and the cause is named in words: the price row that changed, the
 traffic that fell (and the utilization with it), the requests and the units per request behind that traffic.
 """
 
 from dataclasses import dataclass
+from datetime import timedelta
 from decimal import Decimal
 
 from django.db import IntegrityError, transaction
@@ -31,6 +37,10 @@ from harness.stats import median_interval
 from .models import MeteredAlarm, MeteredPeriod
 
 CHANGE_QUANTUM = Decimal("0.000001")  # MeteredAlarm.change_fraction's 6 decimals
+WEEK = timedelta(days=7)
+# A period shorter than a week looks back this many weeks for each period of the alarm window: a day that was not
+# metered (Prometheus down, the deployment paused) leaves a gap, and the window is filled from the weeks before it.
+WEEKS_LOOKED_BACK_PER_PERIOD = 4
 
 
 @dataclass(frozen=True)
@@ -43,13 +53,27 @@ class PeriodRegression:
     interval: dict | None  # the trailing median's: low, high (USD per 1M), confidence, method; None from one period
 
 
+def by_time_of_week(period: MeteredPeriod) -> bool:
+    """Whether the period is compared only with earlier periods at its time of the week: it is shorter than a week
+    (a day, as the daily schedule meters). Production traffic follows the week, so a quiet Saturday costs more per
+    unit than the busy weekdays before it with nothing regressed; a week or more holds every day of the week."""
+    return period.end - period.start < WEEK
+
+
 def earlier_periods(period: MeteredPeriod, window: int) -> list[MeteredPeriod]:
     """The deployment's last `window` periods of the same unit that ended by the time this one starts (a month
-    metered over days already metered is not compared with its own days)."""
+    metered over days already metered is not compared with its own days). A period shorter than a week
+    (by_time_of_week): its last `window` periods of the same length that started whole weeks before it (a Saturday
+    with the Saturdays before it), looking back WEEKS_LOOKED_BACK_PER_PERIOD weeks for each."""
     rows = MeteredPeriod.objects.filter(
         deployment=period.deployment, unit=period.unit, end__lte=period.start, cost_per_million_units_usd__isnull=False
     ).select_related("deployment", "price", "predicted")
-    return list(rows.order_by("-end", "-pk")[:window])
+    if not by_time_of_week(period):
+        return list(rows.order_by("-end", "-pk")[:window])
+    length = period.end - period.start
+    starts = [period.start - weeks * WEEK for weeks in range(1, window * WEEKS_LOOKED_BACK_PER_PERIOD + 1)]
+    same_time = rows.filter(start__in=starts).order_by("-start", "-pk")
+    return [earlier for earlier in same_time if earlier.end - earlier.start == length][:window]
 
 
 def period_regression_of(period: MeteredPeriod) -> PeriodRegression | str:
@@ -59,6 +83,12 @@ def period_regression_of(period: MeteredPeriod) -> PeriodRegression | str:
     window, threshold = alarm_window(), alarm_threshold()
     history = earlier_periods(period, window)
     if not history:
+        if by_time_of_week(period):
+            return (
+                "the deployment has no earlier metered period of its length at its time of the week "
+                f"({_weekday(period)}): a period shorter than a week is compared only with those, as traffic follows "
+                "the week"
+            )
         return "the deployment has no earlier metered period"
     rise = rise_over_trailing_median(period.cost_per_million_units_usd, _costs(history))
     if isinstance(rise, str):
@@ -177,6 +207,14 @@ def cause_of(baseline: MeteredPeriod, period: MeteredPeriod) -> dict:
     return cause
 
 
+def _weekday(period: MeteredPeriod) -> str:
+    return f"{period.start:%A} {period.start:%H:%M} UTC"
+
+
+def _compared_with(period: MeteredPeriod) -> str:
+    return f" on {period.start:%A}s from {period.start:%H:%M} UTC" if by_time_of_week(period) else ""
+
+
 def _period_text(period: MeteredPeriod) -> str:
     return f"{period.start:%Y-%m-%d}..{period.end:%Y-%m-%d}"
 
@@ -206,7 +244,8 @@ def check_period_regression(period: MeteredPeriod) -> MeteredAlarm | None:
         f"Deployment {period.deployment.name}: cost per 1M {period.unit.replace('_', ' ')} rose "
         f"{regression.change:.1%} to {usd_text(period.cost_per_million_units_usd)} {per} over {_period_text(period)} "
         f"against {interval_text(baseline_cost, bounds)} {per} over {_period_text(baseline)} "
-        f"(the trailing median of {regression.history_count} period(s)), {period.deployment.accelerator_count} x "
+        f"(the trailing median of {regression.history_count} period(s){_compared_with(period)}), "
+        f"{period.deployment.accelerator_count} x "
         f"{period.deployment.accelerator}, {period.deployment.price_kind}. Change by cause: {parts}. "
         f"Cause: {cause['sentence']}."
     )

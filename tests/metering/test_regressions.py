@@ -6,6 +6,7 @@ counters come from a stand-in for the Prometheus query API (the real one is exer
 and tests/endpoints/test_metering_vllm.py): what is tested here is what the periods' figures decide.
 """
 
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
@@ -163,3 +164,73 @@ def test_the_alarm_is_listed_acknowledged_by_staff_and_exported_while_open(
     assert staff_api.post(f"/api/v1/metered-alarms/{alarm.pk}/ack/").json()["acknowledged_at"] is not None
     assert api.get("/api/v1/metered-alarms/?acknowledged=false").json()["results"] == []
     assert _open_metered_alarms(client) == []
+
+
+# Days, as the daily schedule meters them: 1 x H100 at $2.29 per hour, 2.29 x 24 = $54.96 a day whatever it serves.
+# A weekday serves 20,000 requests x 500 tokens = 10M output tokens: 54.96 / 10 = $5.496 per 1M; a weekend day
+# 12,000 x 500 = 6M: 54.96 / 6 = $9.16 per 1M, +66.7 % on a weekday with nothing regressed.
+WEEKDAY, WEEKEND_DAY = (20_000, 10_000_000), (12_000, 6_000_000)
+
+
+def meter_days(deployment, prometheus, served: list[tuple[int, int]]):
+    """Meter back-to-back UTC days from START (Tuesday 2026-09-01), each serving (requests, output tokens)."""
+    periods = []
+    for index, (requests, tokens) in enumerate(served):
+        start = START + timedelta(days=index)
+        prometheus.serve(start + timedelta(days=1), requests=requests, tokens=tokens)
+        periods.append(period_meter(deployment=deployment, start=start, end=start + timedelta(days=1)))
+    return periods
+
+
+def weekly_traffic(days: int) -> list[tuple[int, int]]:
+    return [WEEKEND_DAY if (START + timedelta(days=index)).weekday() >= 5 else WEEKDAY for index in range(days)]
+
+
+def test_a_quiet_weekend_day_is_compared_with_weekend_days_not_the_busier_weekdays(deployment, prometheus):
+    days = meter_days(deployment, prometheus, weekly_traffic(21))  # Tue 09-01 .. Mon 09-21: three weeks
+
+    saturdays = [day for day in days if day.start.weekday() == 5]
+    assert [f"{day.start:%m-%d}" for day in saturdays] == ["09-05", "09-12", "09-19"]
+    assert {day.cost_per_million_units_usd for day in saturdays} == {Decimal("9.160000000000")}
+    assert {day.cost_per_million_units_usd for day in days if day.start.weekday() < 5} == {Decimal("5.496000000000")}
+    # Against the four weekdays before it (all $5.496), the first Saturday's $9.16 would be +66.7 % and beyond their
+    # range: an alarm every week. Against earlier Saturdays, there is none to compare the first with, and the later
+    # ones cost the same.
+    assert not MeteredAlarm.objects.exists()
+    assert period_regression_of(saturdays[0]) == (
+        "the deployment has no earlier metered period of its length at its time of the week (Saturday 00:00 UTC): "
+        "a period shorter than a week is compared only with those, as traffic follows the week"
+    )
+    assert period_regression_of(saturdays[2]) == "+0.0% against the trailing median is within the 10% threshold"
+
+
+def test_a_day_dearer_than_the_same_weekday_before_raises_an_alarm(deployment, prometheus):
+    traffic = weekly_traffic(26)  # to Sat 09-26
+    traffic[22] = (10_000, 5_000_000)  # Wed 09-23: 54.96 / 5 = $10.992, +100 % on the Wednesdays' $5.496
+    traffic[25] = (8_000, 4_000_000)  # Sat 09-26: 54.96 / 4 = $13.74, +50 % on the Saturdays' $9.16
+    days = meter_days(deployment, prometheus, traffic)
+    wednesday, saturday = days[22], days[25]
+
+    assert {alarm.period for alarm in MeteredAlarm.objects.all()} == {wednesday, saturday}
+    saturday_alarm = MeteredAlarm.objects.get(period=saturday)
+    # The three Saturdays before it (09-05, 09-12, 09-19), all $9.16: median $9.16, interval [$9.16, $9.16] at 75 %.
+    assert saturday_alarm.baseline.start.weekday() == 5 and saturday_alarm.baseline.end <= saturday.start
+    assert saturday_alarm.change_fraction == Decimal("0.500000")
+    assert (saturday_alarm.baseline_interval_low_usd, saturday_alarm.baseline_interval_high_usd) == (
+        Decimal("9.160000000000"),
+        Decimal("9.160000000000"),
+    )
+    assert "(the trailing median of 3 period(s) on Saturdays from 00:00 UTC)" in saturday_alarm.explanation
+    assert MeteredAlarm.objects.get(period=wednesday).change_fraction == Decimal("1.000000")
+
+
+def test_the_window_skips_a_week_that_was_not_metered(deployment, prometheus):
+    """A missed day leaves a gap: the window reaches back to the same weekday of the weeks before it."""
+    from metering.regressions import earlier_periods
+
+    days = meter_days(deployment, prometheus, weekly_traffic(29))  # to Tue 09-29: five Tuesdays
+    days[14].delete()  # Tue 09-15 was not metered
+
+    tuesdays = earlier_periods(days[28], window=5)
+
+    assert [f"{day.start:%m-%d}" for day in tuesdays] == ["09-22", "09-08", "09-01"]
