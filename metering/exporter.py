@@ -121,11 +121,12 @@ def metered_families() -> list[GaugeMetricFamily]:
             utilization.add_metric(labels, _number(period.utilization))
     alarms = GaugeMetricFamily(
         "inferledger_open_metered_cost_alarms",
-        "Metered cost regression alarms (a period costlier than the deployment's earlier ones) not acknowledged.",
+        "Metered cost regression alarms (a period costlier than the deployment's earlier ones) neither acknowledged "
+        "nor withdrawn.",
         labels=DEPLOYMENT_LABELS,
     )
     open_alarms = (
-        MeteredAlarm.objects.filter(acknowledged_at__isnull=True)
+        MeteredAlarm.objects.filter(acknowledged_at__isnull=True, withdrawn_at__isnull=True)
         .values("period__deployment__name", "period__deployment__workload_name",
                 "period__deployment__accelerator__vendor", "period__deployment__accelerator__model",
                 "period__deployment__price_kind", "period__unit")

@@ -139,6 +139,10 @@ class MeteredAlarm(models.Model):
     acknowledged_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # Set by manage.py recheck_alarms when the rules in force no longer raise it (metering.regressions), with why;
+    # the row is kept, as the alarm was seen.
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+    withdrawn_reason = models.TextField(blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

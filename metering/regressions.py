@@ -279,6 +279,28 @@ def _interval_json(interval: dict | None) -> dict | None:
             "method": interval["method"]}  # fmt: skip
 
 
+def recheck_open_alarms(*, now=None) -> list[MeteredAlarm]:
+    """Judge each open alarm's period again under the rules in force, and withdraw (never delete) those they no longer
+    raise (a day raised against the busier weekdays before it, before days were compared with the same weekday).
+    Returns the withdrawn alarms, their reasons in `withdrawn_reason`. Acknowledged alarms are left as a person saw
+    them."""
+    now = now or timezone.now()
+    open_alarms = MeteredAlarm.objects.filter(acknowledged_at__isnull=True, withdrawn_at__isnull=True)
+    withdrawn = []
+    for alarm in open_alarms.select_related("period__deployment__accelerator").order_by("created_at", "pk"):
+        regression = period_regression_of(alarm.period)
+        if not isinstance(regression, str):
+            continue
+        reason = f"not a regression under the current rules: {regression}"
+        updated = MeteredAlarm.objects.filter(pk=alarm.pk, acknowledged_at__isnull=True, withdrawn_at__isnull=True)
+        if updated.update(withdrawn_at=now, withdrawn_reason=reason):
+            alarm.withdrawn_at, alarm.withdrawn_reason = now, reason
+            withdrawn.append(alarm)
+    if withdrawn:
+        forget_data_version()  # an update() sends no signal: the pages' open alarms change now
+    return withdrawn
+
+
 def acknowledge(alarm: MeteredAlarm, *, user) -> MeteredAlarm:
     """Mark an alarm seen; acknowledging twice keeps the first acknowledgement."""
     acknowledged = MeteredAlarm.objects.filter(pk=alarm.pk, acknowledged_at__isnull=True).update(

@@ -68,7 +68,9 @@ class MonthOfMetering:
 
     @property
     def alarms(self) -> list[MeteredAlarm]:
-        return [alarm for p in self.periods if (alarm := getattr(p, "alarm", None)) is not None]
+        """The alarms of its periods, but those withdrawn (the rules in force no longer raise them)."""
+        alarms = [alarm for p in self.periods if (alarm := getattr(p, "alarm", None)) is not None]
+        return [alarm for alarm in alarms if alarm.withdrawn_at is None]
 
     @property
     def period_ids(self) -> list[int]:
@@ -110,16 +112,18 @@ def monthly_trend(deployment: Deployment) -> list[MonthOfMetering]:
 
 
 def open_alarms(limit: int = 10) -> list[MeteredAlarm]:
-    """The newest alarms of metered deployments nobody has acknowledged yet, with what their rows show."""
+    """The newest alarms of metered deployments nobody has acknowledged and the rules still raise, with what their
+    rows show."""
     return list(
-        MeteredAlarm.objects.filter(acknowledged_at__isnull=True)
+        MeteredAlarm.objects.filter(acknowledged_at__isnull=True, withdrawn_at__isnull=True)
         .select_related("period__deployment__accelerator", "baseline")
         .order_by("-created_at", "-id")[:limit]
     )
 
 
 def open_alarms_version(now: datetime) -> str:
-    """What changes when an alarm is raised, acknowledged or deleted: the newest alarm and how many are open
+    """What changes when an alarm is raised, acknowledged, withdrawn or deleted: the newest alarm and how many are open
     (accounting.rankings.cache reads it as part of the data version)."""
-    alarms = MeteredAlarm.objects.aggregate(newest=Max("id"), open=Count("id", filter=Q(acknowledged_at__isnull=True)))
+    open_alarm = Q(acknowledged_at__isnull=True, withdrawn_at__isnull=True)
+    alarms = MeteredAlarm.objects.aggregate(newest=Max("id"), open=Count("id", filter=open_alarm))
     return f"{alarms['newest']}:{alarms['open']}"

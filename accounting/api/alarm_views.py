@@ -62,19 +62,33 @@ class CostAlarmSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-@extend_schema_view(
-    list=extend_schema(
-        parameters=[
-            OpenApiParameter("acknowledged", bool, description="false: open alarms; true: acknowledged ones"),
-            OpenApiParameter(
-                "withdrawn",
-                bool,
-                description="true: alarms the current rules no longer raise (manage.py "
-                "recheck_alarms), with `withdrawn_reason`; false: the rest. Default: both.",
-            ),
-        ]
-    )
-)
+# How an alarm list is narrowed by state: the cost alarms' here, and the metered deployments' (metering.api).
+ALARM_STATE_PARAMETERS = [
+    OpenApiParameter("acknowledged", bool, description="false: open alarms; true: acknowledged ones"),
+    OpenApiParameter(
+        "withdrawn",
+        bool,
+        description="true: alarms the current rules no longer raise (manage.py "
+        "recheck_alarms), with `withdrawn_reason`; false: the rest. Default: both.",
+    ),
+]
+
+
+def alarms_in_state(queryset, query_params):
+    """The alarms ALARM_STATE_PARAMETERS ask for: `?acknowledged=false` alone is the open ones, neither acknowledged
+    nor withdrawn."""
+    acknowledged = query_params.get("acknowledged")
+    if acknowledged in ("true", "false"):
+        queryset = queryset.filter(acknowledged_at__isnull=acknowledged == "false")
+    withdrawn = query_params.get("withdrawn")
+    if withdrawn in ("true", "false"):
+        queryset = queryset.filter(withdrawn_at__isnull=withdrawn == "false")
+    elif acknowledged == "false":
+        queryset = queryset.filter(withdrawn_at__isnull=True)  # open: nobody needs to act on a withdrawn one
+    return queryset
+
+
+@extend_schema_view(list=extend_schema(parameters=ALARM_STATE_PARAMETERS))
 class CostAlarmViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Regression alarms, newest first; `?acknowledged=false` for open ones (neither acknowledged nor
     withdrawn). Staff acknowledge them."""
@@ -84,16 +98,7 @@ class CostAlarmViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
     filter_backends = []
 
     def get_queryset(self):
-        queryset = super().get_queryset()
-        acknowledged = self.request.query_params.get("acknowledged")
-        if acknowledged in ("true", "false"):
-            queryset = queryset.filter(acknowledged_at__isnull=acknowledged == "false")
-        withdrawn = self.request.query_params.get("withdrawn")
-        if withdrawn in ("true", "false"):
-            queryset = queryset.filter(withdrawn_at__isnull=withdrawn == "false")
-        elif acknowledged == "false":
-            queryset = queryset.filter(withdrawn_at__isnull=True)  # open: nobody needs to act on a withdrawn one
-        return queryset
+        return alarms_in_state(super().get_queryset(), self.request.query_params)
 
     @extend_schema(request=None, responses={200: CostAlarmSerializer, 403: OpenApiResponse(description="Not staff")})
     @action(detail=True, methods=["post"], permission_classes=[IsAdminUser])

@@ -57,7 +57,7 @@ class MeteredAlarmSerializer(serializers.ModelSerializer):
             "id", "deployment", "period", "baseline", "cost_per_million_units_usd",
             "baseline_cost_per_million_units_usd", "window_size", "threshold_fraction", "change_fraction",
             "baseline_interval_low_usd", "baseline_interval_high_usd", "attribution", "explanation", "created_at",
-            "acknowledged_at",
+            "acknowledged_at", "withdrawn_at", "withdrawn_reason",
         ]  # fmt: skip
         read_only_fields = fields
 

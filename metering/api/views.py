@@ -1,13 +1,14 @@
 """Deployments (declare one, staff), their metered periods (read), metering a period on demand (staff)."""
 
 from django.core.exceptions import ValidationError as ModelValidationError
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAdminUser
 from rest_framework.response import Response
 
+from accounting.api.alarm_views import ALARM_STATE_PARAMETERS, alarms_in_state
 from accounting.errors import FieldError
 
 from ..models import Deployment, MeteredAlarm, MeteredPeriod
@@ -68,20 +69,17 @@ class MeteredPeriodViewSet(viewsets.ReadOnlyModelViewSet):
     ordering_fields = ["end", "cost_per_million_units_usd"]
 
 
+@extend_schema_view(list=extend_schema(parameters=ALARM_STATE_PARAMETERS))
 class MeteredAlarmViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Metered periods costlier than the deployment's earlier ones beyond the alarm threshold and their interval,
-    newest first; `?acknowledged=false` for open ones. Staff acknowledge them."""
+    newest first; `?acknowledged=false` for open ones (neither acknowledged nor withdrawn). Staff acknowledge them."""
 
     queryset = MeteredAlarm.objects.select_related("period__deployment", "baseline").order_by("-created_at", "-id")
     serializer_class = MeteredAlarmSerializer
     filter_backends: list = []
 
     def get_queryset(self):
-        queryset = super().get_queryset()
-        acknowledged = self.request.query_params.get("acknowledged")
-        if acknowledged in ("true", "false"):
-            queryset = queryset.filter(acknowledged_at__isnull=acknowledged == "false")
-        return queryset
+        return alarms_in_state(super().get_queryset(), self.request.query_params)
 
     @extend_schema(request=None, responses={200: MeteredAlarmSerializer, 403: OpenApiResponse(description="Not staff")})
     @action(detail=True, methods=["post"], permission_classes=[IsAdminUser])

@@ -234,3 +234,56 @@ def test_the_window_skips_a_week_that_was_not_metered(deployment, prometheus):
     tuesdays = earlier_periods(days[28], window=5)
 
     assert [f"{day.start:%m-%d}" for day in tuesdays] == ["09-22", "09-08", "09-01"]
+
+
+def test_recheck_withdraws_a_day_raised_against_the_weekdays_and_keeps_the_real_one(
+    deployment, prometheus, api, staff, client, settings
+):
+    from io import StringIO
+
+    from django.core.management import call_command
+    from django.utils import timezone
+
+    from metering.selectors import open_alarms
+
+    traffic = weekly_traffic(23)  # to Wed 09-23
+    traffic[22] = (10_000, 5_000_000)  # Wed 09-23: $10.992, +100 % on the Wednesdays' $5.496: a real alarm
+    days = meter_days(deployment, prometheus, traffic)
+    real = MeteredAlarm.objects.get()
+    # As a release before metering 0003 stored them: each Saturday ($9.16) against the weekdays before it ($5.496),
+    # 9.16 / 5.496 - 1 = +66.7 %. The second one a person acknowledged.
+    old_rule = {"window_size": 5, "threshold_fraction": Decimal("0.10"), "change_fraction": Decimal("0.666667"),
+                "attribution": {}, "explanation": "raised against the weekdays before it"}  # fmt: skip
+    first = MeteredAlarm.objects.create(period=days[4], baseline=days[3], **old_rule)  # Sat 09-05, Fri 09-04
+    seen = MeteredAlarm.objects.create(
+        period=days[11], baseline=days[10], acknowledged_at=timezone.now(), acknowledged_by=staff, **old_rule
+    )  # Sat 09-12, Fri 09-11
+
+    def recheck() -> str:
+        out = StringIO()
+        call_command("recheck_alarms", stdout=out)
+        return out.getvalue()
+
+    printed = recheck()
+
+    first.refresh_from_db()
+    seen.refresh_from_db()
+    assert first.withdrawn_at is not None and first.withdrawn_reason == (
+        "not a regression under the current rules: the deployment has no earlier metered period of its length at its "
+        "time of the week (Saturday 00:00 UTC): a period shorter than a week is compared only with those, as traffic "
+        "follows the week"
+    )
+    assert seen.withdrawn_at is None  # left as the person saw it
+    assert MeteredAlarm.objects.count() == 3  # withdrawn, not deleted
+    assert f"metered alarm {first.pk} withdrawn: not a regression" in printed
+    assert "1 alarm(s) withdrawn (0 cost, 1 metered)" in printed
+    assert "0 alarm(s) withdrawn" in recheck()  # idempotent
+    assert open_alarms() == [real]
+    assert [row["id"] for row in api.get("/api/v1/metered-alarms/?acknowledged=false").json()["results"]] == [real.pk]
+    (listed,) = api.get("/api/v1/metered-alarms/?withdrawn=true").json()["results"]
+    assert (listed["id"], listed["withdrawn_reason"]) == (first.pk, first.withdrawn_reason)
+    settings.INFERLEDGER_METRICS_TOKEN, settings.INFERLEDGER_METRICS_OPEN = "", True
+    assert [value for _, value in _open_metered_alarms(client)] == [1.0]  # the real one
+    # The month's trend marks the alarms still standing (the acknowledged one too), not the withdrawn one.
+    (september,) = api.get(f"/api/v1/deployments/{deployment.name}/trend/").json()
+    assert set(september["alarms"]) == {real.pk, seen.pk}
