@@ -28,6 +28,13 @@ def user(django_user_model):
 
 
 @pytest.fixture
+def logged_in(client, user):
+    """Django's test client with the user's session: the dashboard as a signed-in person sees it."""
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
 def staff(django_user_model):
     return django_user_model.objects.create_user(username="buyer", password="pw-buyer-123", is_staff=True)
 

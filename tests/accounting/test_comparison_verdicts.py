@@ -23,12 +23,6 @@ PAGE = (
 )
 
 
-@pytest.fixture
-def logged_in(client, user):
-    client.force_login(user)
-    return client
-
-
 def _run(make_run, cpu, *, precision, points, rounds, scenario="server"):
     accuracy = {} if precision == "fp32" else {"accuracy_passed": True}
     run = make_run(cpu, points, model_class="tabular", workload_name="tabular-tiny", scenario=scenario,

@@ -20,12 +20,6 @@ BEFORE_EVERYTHING = (
 
 
 @pytest.fixture
-def logged_in(client, user):
-    client.force_login(user)
-    return client
-
-
-@pytest.fixture
 def fast_then_slow(make_accelerator, make_price, make_run):  # noqa: F811
     from accounting.history.run_costs import run_price
 

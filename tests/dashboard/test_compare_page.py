@@ -12,12 +12,6 @@ QUERY = (
 )
 
 
-@pytest.fixture
-def logged_in(client, user):
-    client.force_login(user)
-    return client
-
-
 def _tabular(store_run, cpu, *, scenario, precision, throughput_per_s, p99_ms):
     point = {"throughput_per_s": throughput_per_s, "latency_p99_ms": p99_ms, "latency_p50_ms": p99_ms * 0.9,
              "latency_p90_ms": p99_ms * 0.95}  # fmt: skip

@@ -23,12 +23,6 @@ CONTEXT_COLUMNS = ("workload", "sla", "cost basis", "as of (UTC)")
 ROWS_STATE_CONTEXT = {"alarms", "metered_alarms"}
 
 
-@pytest.fixture
-def logged_in(client, user):
-    client.force_login(user)
-    return client
-
-
 def _exports(client, path: str) -> dict[str, list[list[str]]]:
     """{table name: CSV rows} for every CSV link on the page."""
     page = client.get(path)

@@ -16,12 +16,6 @@ from tests.metering.test_trend import meter_september_and_october
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def logged_in(client, user):
-    client.force_login(user)
-    return client
-
-
 def _figure(html: str, div_id: str) -> dict:
     block = re.search(rf'<script id="{div_id}-figure" type="application/json">(.*?)</script>', html, re.S)
     assert block, f"no figure {div_id} on the page"

@@ -16,12 +16,6 @@ QUESTION = "workload=resnet50&sla_p99_ms=10&price_kind=cloud_on_demand"
 OVERVIEW, RANKINGS = f"/?{QUESTION}", f"/api/v1/rankings/?{QUESTION}"
 
 
-@pytest.fixture
-def logged_in(client, user):
-    client.force_login(user)
-    return client
-
-
 def _shows(response, cost_text: str) -> bool:
     assert response.status_code == 200
     # The table prints the cost rounded to cents, the chart's hover the same figure: either shows the ranking used.

@@ -27,12 +27,6 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("empty_cache")]
 SERVED = [(800_000, 400_000_000), (500_000, 250_000_000)]
 
 
-@pytest.fixture
-def logged_in(client, user):
-    client.force_login(user)
-    return client
-
-
 def _table(page: str, name: str) -> str:
     section = re.search(rf'<section class="table" id="table-{name}">(.*?)</section>', page, re.S)
     assert section, f"no table {name} on the page"

@@ -17,12 +17,6 @@ pytestmark = pytest.mark.django_db
 PAGES_MAX_QUERIES = 20  # session + user + the page's own reads; independent of how many rows there are
 
 
-@pytest.fixture
-def logged_in(client, user):
-    client.force_login(user)
-    return client
-
-
 def _rows(response) -> list[list[str]]:
     assert response["Content-Type"].startswith("text/csv")
     assert response.content.startswith(b"\xef\xbb\xbf")  # UTF-8 BOM: Excel reads the file as UTF-8

@@ -17,12 +17,6 @@ def sweep(make_accelerator, make_price, make_run):  # noqa: F811
     return make_sweep(make_accelerator, make_price, make_run)
 
 
-@pytest.fixture
-def logged_in(client, user):
-    client.force_login(user)
-    return client
-
-
 def test_it_sends_anonymous_visitors_to_the_login_page(client):
     response = client.get("/serving/")
     assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")

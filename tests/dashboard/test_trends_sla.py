@@ -16,12 +16,6 @@ WORKLOAD = "llama2-70b-99"
 SERVER = {"ttft_p99_ms": Decimal("2000"), "tpot_p99_ms": Decimal("200")}  # MLPerf's llama2-70b Server bound
 
 
-@pytest.fixture
-def logged_in(client, user):
-    client.force_login(user)
-    return client
-
-
 def _export(response) -> list[dict]:
     rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
     header = next(index for index, row in enumerate(rows) if "SLA TTFT p99 (ms)" in row)
