@@ -305,9 +305,23 @@ def _snapshot_alarm(snapshot) -> str:
     return f"withdrawn: {alarm.withdrawn_reason}" if alarm.withdrawn_at else "yes"
 
 
+def _alarm_causes(alarm) -> str:
+    return "; ".join(
+        f"{name} {usd_text(usd, signed=True)} ({share:.0%})" for name, usd, share in attribution_parts(alarm)
+    )
+
+
+# What every alarm table shows alike, of a cost alarm and of a metered deployment's: when it was raised, the change,
+# the change split by cause (both kinds store accounting.history.attribution's parts), and why in words.
+ALARM_RAISED = Column("Raised (UTC)", lambda a: a.created_at.strftime("%Y-%m-%d %H:%M"))
+ALARM_CHANGE = Column("Change (%)", lambda a: a.change_fraction, "pct")
+ALARM_CAUSES = Column("Change by cause (USD per 1M)", _alarm_causes)
+ALARM_WHY = Column("Why", lambda a: a.explanation, "note")
+
+
 def alarms_table(alarms) -> Table:
     columns = [
-        Column("Raised (UTC)", lambda a: a.created_at.strftime("%Y-%m-%d %H:%M")),
+        ALARM_RAISED,
         Column(
             "Accelerator",
             lambda a: str(a.snapshot.accelerator),
@@ -318,10 +332,10 @@ def alarms_table(alarms) -> Table:
         Column("Source", lambda a: run_source(a.snapshot.run)),
         Column("SLA", lambda a: a.snapshot.sla_label),
         Column("Cost basis", lambda a: a.snapshot.cost_basis),
-        Column("Change (%)", lambda a: a.change_fraction, "pct"),
+        ALARM_CHANGE,
         Column("Cost per 1M (USD)", lambda a: a.snapshot.cost_per_million_usd, "usd"),
-        Column("Change by cause (USD per 1M)", _alarm_causes),
-        Column("Why", lambda a: a.explanation, "note"),
+        ALARM_CAUSES,
+        ALARM_WHY,
     ]
     return Table(
         "alarms", "Open cost alarms: measured and published figures", columns, alarms,
@@ -338,7 +352,7 @@ def metered_alarms_table(alarms) -> Table:
     """Open alarms of metered deployments (metering.regressions): a period's cost per 1M units above the
     deployment's earlier periods. Each row states its deployment, workload and cost basis."""
     columns = [
-        Column("Raised (UTC)", lambda a: a.created_at.strftime("%Y-%m-%d %H:%M")),
+        ALARM_RAISED,
         Column("Deployment", lambda a: a.period.deployment.name, link=_metered_trend_link),
         Column("Workload", lambda a: a.period.deployment.workload_name),
         Column("Hardware", lambda a: f"{a.period.deployment.accelerator_count} x {a.period.deployment.accelerator}"),
@@ -346,12 +360,12 @@ def metered_alarms_table(alarms) -> Table:
         Column("Cost basis", lambda a: a.period.deployment.price_kind),
         Column("Period (UTC)", lambda a: f"{a.period.start:%Y-%m-%d %H:%M}..{a.period.end:%Y-%m-%d %H:%M}"),
         Column("Unit", lambda a: a.period.unit.replace("_", " ")),
-        Column("Change (%)", lambda a: a.change_fraction, "pct"),
+        ALARM_CHANGE,
         Column("Metered cost per 1M (USD)", lambda a: a.period.cost_per_million_units_usd, "usd"),
         # The period the change is measured against: the one whose cost is the trailing median.
         Column("Trailing median per 1M (USD)", lambda a: a.baseline.cost_per_million_units_usd, "usd"),
-        Column("Change by cause (USD per 1M)", _alarm_causes),
-        Column("Why", lambda a: a.explanation, "note"),
+        ALARM_CAUSES,
+        ALARM_WHY,
     ]
     return Table(
         "metered_alarms", "Open cost alarms: metered production deployments", columns, alarms,
@@ -362,12 +376,6 @@ def metered_alarms_table(alarms) -> Table:
 
 def _metered_trend_link(alarm) -> str:
     return f"{reverse('dashboard:trends')}?{urlencode({'deployment': alarm.period.deployment.name})}#metered-trend"
-
-
-def _alarm_causes(alarm) -> str:
-    return "; ".join(
-        f"{name} {usd_text(usd, signed=True)} ({share:.0%})" for name, usd, share in attribution_parts(alarm)
-    )
 
 
 def agents_table(agents) -> Table:

@@ -26,7 +26,7 @@ from decimal import Decimal
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from accounting.history.alarms import alarm_threshold, alarm_window, rise_over_trailing_median
+from accounting.history.alarms import alarm_threshold, alarm_window, rise_over_trailing_median, withdraw_if_open
 from accounting.history.attribution import FACTORS, CostState, attribute
 from accounting.history.noise import interval_text, within_uncertainty
 from accounting.pricing import costing
@@ -291,10 +291,7 @@ def recheck_open_alarms(*, now=None) -> list[MeteredAlarm]:
         regression = period_regression_of(alarm.period)
         if not isinstance(regression, str):
             continue
-        reason = f"not a regression under the current rules: {regression}"
-        updated = MeteredAlarm.objects.filter(pk=alarm.pk, acknowledged_at__isnull=True, withdrawn_at__isnull=True)
-        if updated.update(withdrawn_at=now, withdrawn_reason=reason):
-            alarm.withdrawn_at, alarm.withdrawn_reason = now, reason
+        if withdraw_if_open(alarm, now=now, reason=f"not a regression under the current rules: {regression}"):
             withdrawn.append(alarm)
     if withdrawn:
         forget_data_version()  # an update() sends no signal: the pages' open alarms change now

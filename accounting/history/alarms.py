@@ -295,14 +295,21 @@ def recheck_open_alarms(*, now=None) -> list[CostAlarm]:
             if earlier is None or _one_per_change_order(earlier.snapshot) > _one_per_change_order(alarm.snapshot):
                 continue
             reason = f"the same change as alarm {earlier.pk}: one change raises one alarm per cost basis"
-        with transaction.atomic():
-            updated = CostAlarm.objects.filter(pk=alarm.pk, acknowledged_at__isnull=True, withdrawn_at__isnull=True)
-            if updated.update(withdrawn_at=now, withdrawn_reason=reason):
-                alarm.withdrawn_at, alarm.withdrawn_reason = now, reason
-                withdrawn.append(alarm)
+        if withdraw_if_open(alarm, now=now, reason=reason):
+            withdrawn.append(alarm)
     if withdrawn:
         forget_data_version()  # an update() sends no signal: the pages' open alarms change now
     return withdrawn
+
+
+def withdraw_if_open(alarm, *, now, reason: str) -> bool:
+    """Withdraw the alarm (a CostAlarm, or a metered deployment's) with the reason, unless a person acknowledged it
+    or it was withdrawn meanwhile: one UPDATE, so a concurrent acknowledgement wins. Whether it was withdrawn."""
+    still_open = type(alarm).objects.filter(pk=alarm.pk, acknowledged_at__isnull=True, withdrawn_at__isnull=True)
+    if not still_open.update(withdrawn_at=now, withdrawn_reason=reason):
+        return False
+    alarm.withdrawn_at, alarm.withdrawn_reason = now, reason
+    return True
 
 
 def acknowledge(alarm: CostAlarm, *, user) -> CostAlarm:
