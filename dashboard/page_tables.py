@@ -319,7 +319,16 @@ ALARM_CAUSES = Column("Change by cause (USD per 1M)", _alarm_causes)
 ALARM_WHY = Column("Why", lambda a: a.explanation, "note")
 
 
-def alarms_table(alarms) -> Table:
+def _open_alarms_table(name: str, title: str, columns, alarms, open_count: int, *, api_path: str, empty: str):
+    """A table of the newest open alarms. When it shows fewer than are open, its title says so and where all of them
+    are. Its rows state their own workload, SLA and cost basis."""
+    if open_count > len(alarms):
+        title = f"{title}: the {len(alarms)} newest of {open_count} open (all: GET {api_path}?acknowledged=false)"
+    return Table(name, title, columns, alarms, empty=empty, rows_state_context=True)
+
+
+def alarms_table(alarms, open_count: int) -> Table:
+    """The newest open cost alarms (`open_count` open in all)."""
     columns = [
         ALARM_RAISED,
         Column(
@@ -337,10 +346,10 @@ def alarms_table(alarms) -> Table:
         ALARM_CAUSES,
         ALARM_WHY,
     ]
-    return Table(
-        "alarms", "Open cost alarms: measured and published figures", columns, alarms,
+    return _open_alarms_table(
+        "alarms", "Open cost alarms: measured and published figures", columns, alarms, open_count,
+        api_path="/api/v1/alarms/",
         empty="No open cost alarm: every measured or published cost is within its trailing median.",
-        rows_state_context=True,
     )  # fmt: skip
 
 
@@ -348,9 +357,10 @@ def alarms_table(alarms) -> Table:
 METERED_SLA = "none (as served in production)"
 
 
-def metered_alarms_table(alarms) -> Table:
-    """Open alarms of metered deployments (metering.regressions): a period's cost per 1M units above the
-    deployment's earlier periods. Each row states its deployment, workload and cost basis."""
+def metered_alarms_table(alarms, open_count: int) -> Table:
+    """The newest open alarms of metered deployments (metering.regressions; `open_count` open in all): a period's
+    cost per 1M units above the deployment's earlier periods. Each row states its deployment, workload and cost
+    basis."""
     columns = [
         ALARM_RAISED,
         Column("Deployment", lambda a: a.period.deployment.name, link=_metered_trend_link),
@@ -367,10 +377,9 @@ def metered_alarms_table(alarms) -> Table:
         ALARM_CAUSES,
         ALARM_WHY,
     ]
-    return Table(
-        "metered_alarms", "Open cost alarms: metered production deployments", columns, alarms,
-        empty="No open alarm on a metered deployment.",
-        rows_state_context=True,
+    return _open_alarms_table(
+        "metered_alarms", "Open cost alarms: metered production deployments", columns, alarms, open_count,
+        api_path="/api/v1/metered-alarms/", empty="No open alarm on a metered deployment.",
     )  # fmt: skip
 
 

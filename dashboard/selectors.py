@@ -202,13 +202,17 @@ def snapshot_label(snapshot: CostSnapshot, *, with_accelerator: bool) -> str:
     return " · ".join(parts)
 
 
-def open_alarms(limit: int = 10) -> list[CostAlarm]:
-    return list(
-        CostAlarm.objects.filter(acknowledged_at__isnull=True, withdrawn_at__isnull=True)
-        .select_related("snapshot", "snapshot__accelerator", "snapshot__run__agent", "snapshot__run__published")
+def open_alarms(limit: int = 10) -> tuple[list[CostAlarm], int]:
+    """The newest `limit` open cost alarms (neither acknowledged nor withdrawn), and how many are open."""
+    still_open = CostAlarm.objects.filter(acknowledged_at__isnull=True, withdrawn_at__isnull=True)
+    newest = (
+        still_open.select_related(
+            "snapshot", "snapshot__accelerator", "snapshot__run__agent", "snapshot__run__published"
+        )
         .defer(*(f"snapshot__run__{name}" for name in _HEAVY_RUN_FIELDS))
         .order_by("-created_at", "-id")[:limit]
     )
+    return list(newest), still_open.count()
 
 
 def alarm_hover(alarm: CostAlarm) -> str:

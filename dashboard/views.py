@@ -179,7 +179,7 @@ def _overview_page(request, *, export: bool = False) -> page_cache.Page:
     # The page answers what an inference costs: its cost alarms stay, of benchmark figures and of metered deployments
     # (read together per data version, which counts both); agents and jobs are on the Jobs page.
     cost_alarms, metered_alarms = per_data_version("open-alarms", _open_alarms)
-    live_tables = [page_tables.alarms_table(cost_alarms), page_tables.metered_alarms_table(metered_alarms)]
+    live_tables = [page_tables.alarms_table(*cost_alarms), page_tables.metered_alarms_table(*metered_alarms)]
     # What the page shows of the ranking (its summary, chart and table) is drawn once per built answer; the ranking
     # itself is read (unpickled) only to draw them or to export its table.
     drawn = answer.drawn("overview-page", lambda: _overview_drawing(answer.result(), empty_reason))
@@ -232,7 +232,8 @@ class OverviewDrawing:
     table: DrawnTable
 
 
-def _open_alarms() -> tuple[list, list]:
+def _open_alarms() -> tuple[tuple[list, int], tuple[list, int]]:
+    """(the newest open cost alarms, how many are open), and the same of metered deployments' alarms."""
     return selectors.open_alarms(), metering_selectors.open_alarms()
 
 

@@ -111,14 +111,12 @@ def monthly_trend(deployment: Deployment) -> list[MonthOfMetering]:
     return sorted(months.values(), key=lambda m: (m.month, m.unit))
 
 
-def open_alarms(limit: int = 10) -> list[MeteredAlarm]:
-    """The newest alarms of metered deployments nobody has acknowledged and the rules still raise, with what their
-    rows show."""
-    return list(
-        MeteredAlarm.objects.filter(acknowledged_at__isnull=True, withdrawn_at__isnull=True)
-        .select_related("period__deployment__accelerator", "baseline")
-        .order_by("-created_at", "-id")[:limit]
-    )
+def open_alarms(limit: int = 10) -> tuple[list[MeteredAlarm], int]:
+    """The newest `limit` alarms of metered deployments nobody has acknowledged and the rules still raise, with what
+    their rows show; and how many are open."""
+    still_open = MeteredAlarm.objects.filter(acknowledged_at__isnull=True, withdrawn_at__isnull=True)
+    newest = still_open.select_related("period__deployment__accelerator", "baseline").order_by("-created_at", "-id")
+    return list(newest[:limit]), still_open.count()
 
 
 def open_alarms_version(now: datetime) -> str:

@@ -151,3 +151,32 @@ def test_the_overview_stays_readable_with_a_metered_alarm(shipped_data, deployme
 
     assert page.locator("#table-metered_alarms tbody tr").count() == 1
     assert page.locator("#table-metered_alarms tbody tr td").nth(1).inner_text() == "chat-prod"
+
+
+def test_the_table_says_when_it_shows_only_the_newest_of_the_open_alarms(
+    deployment,  # noqa: F811
+    prometheus,  # noqa: F811
+    logged_in,
+):
+    from decimal import Decimal
+
+    from tests.metering.test_regressions import meter_days, weekly_traffic
+
+    days = meter_days(deployment, prometheus, weekly_traffic(13))
+    assert not MeteredAlarm.objects.exists()  # none raised by the rules: the 12 below are stored as rows
+    for day in days[1:]:
+        MeteredAlarm.objects.create(
+            period=day, baseline=days[0], window_size=5, threshold_fraction=Decimal("0.10"),
+            change_fraction=Decimal("0.500000"), attribution={}, explanation=f"stored for {day.start:%m-%d}",
+        )  # fmt: skip
+
+    page = logged_in.get("/").content.decode()
+
+    section = _table(page, "metered_alarms")
+    # 12 open, the page lists 10: its title says so and where all of them are.
+    assert (
+        "<h2>Open cost alarms: metered production deployments: the 10 newest of 12 open "
+        "(all: GET /api/v1/metered-alarms/?acknowledged=false)</h2>"
+    ) in section
+    assert len(_rows(section)) == 10
+    assert "<h2>Open cost alarms: measured and published figures</h2>" in page  # none open: no count to state

@@ -278,7 +278,7 @@ def test_recheck_withdraws_a_day_raised_against_the_weekdays_and_keeps_the_real_
     assert f"metered alarm {first.pk} withdrawn: not a regression" in printed
     assert "1 alarm(s) withdrawn (0 cost, 1 metered)" in printed
     assert "0 alarm(s) withdrawn" in recheck()  # idempotent
-    assert open_alarms() == [real]
+    assert open_alarms() == ([real], 1)
     assert [row["id"] for row in api.get("/api/v1/metered-alarms/?acknowledged=false").json()["results"]] == [real.pk]
     (listed,) = api.get("/api/v1/metered-alarms/?withdrawn=true").json()["results"]
     assert (listed["id"], listed["withdrawn_reason"]) == (first.pk, first.withdrawn_reason)
