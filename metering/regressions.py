@@ -296,14 +296,3 @@ def recheck_open_alarms(*, now=None) -> list[MeteredAlarm]:
     if withdrawn:
         forget_data_version()  # an update() sends no signal: the pages' open alarms change now
     return withdrawn
-
-
-def acknowledge(alarm: MeteredAlarm, *, user) -> MeteredAlarm:
-    """Mark an alarm seen; acknowledging twice keeps the first acknowledgement."""
-    acknowledged = MeteredAlarm.objects.filter(pk=alarm.pk, acknowledged_at__isnull=True).update(
-        acknowledged_at=timezone.now(), acknowledged_by=user
-    )
-    if acknowledged:
-        forget_data_version()  # an update() sends no signal: the pages' open alarms change now
-    alarm.refresh_from_db()
-    return alarm

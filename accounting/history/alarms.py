@@ -312,11 +312,11 @@ def withdraw_if_open(alarm, *, now, reason: str) -> bool:
     return True
 
 
-def acknowledge(alarm: CostAlarm, *, user) -> CostAlarm:
-    """Mark an alarm seen; acknowledging twice keeps the first acknowledgement."""
-    if CostAlarm.objects.filter(pk=alarm.pk, acknowledged_at__isnull=True).update(
-        acknowledged_at=timezone.now(), acknowledged_by=user
-    ):
+def acknowledge(alarm, *, user):
+    """Mark an alarm (a CostAlarm, or a metered deployment's) seen; acknowledging twice keeps the first
+    acknowledgement."""
+    unseen = type(alarm).objects.filter(pk=alarm.pk, acknowledged_at__isnull=True)
+    if unseen.update(acknowledged_at=timezone.now(), acknowledged_by=user):
         forget_data_version()  # an update() sends no signal: the pages' open alarms change now
     alarm.refresh_from_db()
     return alarm

@@ -10,9 +10,9 @@ from rest_framework.response import Response
 
 from accounting.api.alarm_views import ALARM_STATE_PARAMETERS, alarms_in_state
 from accounting.errors import FieldError
+from accounting.history.alarms import acknowledge
 
 from ..models import Deployment, MeteredAlarm, MeteredPeriod
-from ..regressions import acknowledge
 from ..selectors import monthly_trend
 from ..services import MeteringError, deployment_declare, period_meter
 from .serializers import (
