@@ -129,6 +129,11 @@ class CostSnapshot(models.Model):
         return cost_basis_text(self.price_kind, self.utilization)
 
 
+# An open alarm: nobody acknowledged it and the rules in force still raise it (not withdrawn). The same fields, and
+# so the same rule, on a cost alarm and on a metered deployment's (metering.MeteredAlarm).
+OPEN_ALARM = models.Q(acknowledged_at__isnull=True, withdrawn_at__isnull=True)
+
+
 class CostAlarm(models.Model):
     """A snapshot that rose above the trailing median of its series, with the change explained."""
 

@@ -13,7 +13,7 @@ from django.shortcuts import get_object_or_404
 from accounting import policy
 from accounting import sla as sla_rule
 from accounting.empty_answers import why_no_snapshots
-from accounting.models import CostAlarm, CostSnapshot
+from accounting.models import OPEN_ALARM, CostAlarm, CostSnapshot
 from accounting.pricing.money import usd_text
 from accounting.provenance import origin_label, published_label, published_of
 from accounting.sla import Sla
@@ -204,7 +204,7 @@ def snapshot_label(snapshot: CostSnapshot, *, with_accelerator: bool) -> str:
 
 def open_alarms(limit: int = 10) -> tuple[list[CostAlarm], int]:
     """The newest `limit` open cost alarms (neither acknowledged nor withdrawn), and how many are open."""
-    still_open = CostAlarm.objects.filter(acknowledged_at__isnull=True, withdrawn_at__isnull=True)
+    still_open = CostAlarm.objects.filter(OPEN_ALARM)
     newest = (
         still_open.select_related(
             "snapshot", "snapshot__accelerator", "snapshot__run__agent", "snapshot__run__published"

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 
-from accounting.models import CostAlarm, CostSnapshot
+from accounting.models import OPEN_ALARM, CostAlarm, CostSnapshot
 from agents.models import Agent, ControlWorker, Job, JobState
 
 from .models import MeteredAlarm, MeteredPeriod
@@ -71,7 +71,7 @@ def cost_families() -> list[GaugeMetricFamily]:
         labels=["workload", "accelerator", "price_kind"],
     )
     open_alarms = (
-        CostAlarm.objects.filter(acknowledged_at__isnull=True, withdrawn_at__isnull=True)
+        CostAlarm.objects.filter(OPEN_ALARM)
         .values("snapshot__workload_name", "snapshot__accelerator__vendor", "snapshot__accelerator__model",
                 "snapshot__price_kind")
         .annotate(count=Count("id"))
@@ -126,7 +126,7 @@ def metered_families() -> list[GaugeMetricFamily]:
         labels=DEPLOYMENT_LABELS,
     )
     open_alarms = (
-        MeteredAlarm.objects.filter(acknowledged_at__isnull=True, withdrawn_at__isnull=True)
+        MeteredAlarm.objects.filter(OPEN_ALARM)
         .values("period__deployment__name", "period__deployment__workload_name",
                 "period__deployment__accelerator__vendor", "period__deployment__accelerator__model",
                 "period__deployment__price_kind", "period__unit")

@@ -29,6 +29,7 @@ from django.utils import timezone
 from accounting.history.alarms import alarm_threshold, alarm_window, rise_over_trailing_median, withdraw_if_open
 from accounting.history.attribution import FACTORS, CostState, attribute
 from accounting.history.noise import interval_text, within_uncertainty
+from accounting.models import OPEN_ALARM
 from accounting.pricing import costing
 from accounting.pricing.money import usd_text
 from accounting.rankings.cache import forget_data_version
@@ -285,7 +286,7 @@ def recheck_open_alarms(*, now=None) -> list[MeteredAlarm]:
     Returns the withdrawn alarms, their reasons in `withdrawn_reason`. Acknowledged alarms are left as a person saw
     them."""
     now = now or timezone.now()
-    open_alarms = MeteredAlarm.objects.filter(acknowledged_at__isnull=True, withdrawn_at__isnull=True)
+    open_alarms = MeteredAlarm.objects.filter(OPEN_ALARM)
     withdrawn = []
     for alarm in open_alarms.select_related("period__deployment__accelerator").order_by("created_at", "pk"):
         regression = period_regression_of(alarm.period)

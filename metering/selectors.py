@@ -4,8 +4,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 
-from django.db.models import Count, Max, Q
+from django.db.models import Count, Max
 
+from accounting.models import OPEN_ALARM
 from accounting.pricing import costing
 
 from .models import Deployment, MeteredAlarm, MeteredPeriod
@@ -114,7 +115,7 @@ def monthly_trend(deployment: Deployment) -> list[MonthOfMetering]:
 def open_alarms(limit: int = 10) -> tuple[list[MeteredAlarm], int]:
     """The newest `limit` alarms of metered deployments nobody has acknowledged and the rules still raise, with what
     their rows show; and how many are open."""
-    still_open = MeteredAlarm.objects.filter(acknowledged_at__isnull=True, withdrawn_at__isnull=True)
+    still_open = MeteredAlarm.objects.filter(OPEN_ALARM)
     newest = still_open.select_related("period__deployment__accelerator", "baseline").order_by("-created_at", "-id")
     return list(newest[:limit]), still_open.count()
 
@@ -122,6 +123,5 @@ def open_alarms(limit: int = 10) -> tuple[list[MeteredAlarm], int]:
 def open_alarms_version(now: datetime) -> str:
     """What changes when an alarm is raised, acknowledged, withdrawn or deleted: the newest alarm and how many are open
     (accounting.rankings.cache reads it as part of the data version)."""
-    open_alarm = Q(acknowledged_at__isnull=True, withdrawn_at__isnull=True)
-    alarms = MeteredAlarm.objects.aggregate(newest=Max("id"), open=Count("id", filter=open_alarm))
+    alarms = MeteredAlarm.objects.aggregate(newest=Max("id"), open=Count("id", filter=OPEN_ALARM))
     return f"{alarms['newest']}:{alarms['open']}"

@@ -34,7 +34,7 @@ from django.utils import timezone
 
 from accounting.history.attribution import FACTORS, CostState, attribute
 from accounting.history.noise import interval_text, within_uncertainty
-from accounting.models import CostAlarm, CostSnapshot
+from accounting.models import OPEN_ALARM, CostAlarm, CostSnapshot
 from accounting.pricing.costing import rounded
 from accounting.pricing.money import usd_text
 from accounting.rankings.cache import forget_data_version
@@ -283,7 +283,7 @@ def recheck_open_alarms(*, now=None) -> list[CostAlarm]:
     Returns the withdrawn alarms, their reasons in `withdrawn_reason`. Acknowledged alarms are left as a person
     saw them."""
     now = now or timezone.now()
-    open_alarms = CostAlarm.objects.filter(acknowledged_at__isnull=True, withdrawn_at__isnull=True)
+    open_alarms = CostAlarm.objects.filter(OPEN_ALARM)
     alarms = sorted(open_alarms.select_related("snapshot"), key=lambda a: _one_per_change_order(a.snapshot))
     withdrawn = []
     for alarm in alarms:
@@ -305,7 +305,7 @@ def recheck_open_alarms(*, now=None) -> list[CostAlarm]:
 def withdraw_if_open(alarm, *, now, reason: str) -> bool:
     """Withdraw the alarm (a CostAlarm, or a metered deployment's) with the reason, unless a person acknowledged it
     or it was withdrawn meanwhile: one UPDATE, so a concurrent acknowledgement wins. Whether it was withdrawn."""
-    still_open = type(alarm).objects.filter(pk=alarm.pk, acknowledged_at__isnull=True, withdrawn_at__isnull=True)
+    still_open = type(alarm).objects.filter(OPEN_ALARM, pk=alarm.pk)
     if not still_open.update(withdrawn_at=now, withdrawn_reason=reason):
         return False
     alarm.withdrawn_at, alarm.withdrawn_reason = now, reason

@@ -42,7 +42,7 @@ from django.core.cache import cache
 from django.db.models import Count, Max, Q
 from django.utils import timezone
 
-from accounting.models import CostAlarm
+from accounting.models import OPEN_ALARM, CostAlarm
 from hardware_catalog.models import OnPremAssumptions, Price
 from inferledger.release import release_digest
 from results.models import BenchmarkRun
@@ -100,9 +100,7 @@ def read_data_version(now) -> str:
         newest=Max("id"), in_force=Count("id", filter=Q(created_at__lte=now))
     )
     # The open cost alarms too (raised, acknowledged, withdrawn), so that the pages read them per data version.
-    alarms = CostAlarm.objects.aggregate(
-        newest=Max("id"), open=Count("id", filter=Q(acknowledged_at__isnull=True, withdrawn_at__isnull=True))
-    )
+    alarms = CostAlarm.objects.aggregate(newest=Max("id"), open=Count("id", filter=OPEN_ALARM))
     others = "".join(f":{name}={_OTHER_APPS_PARTS[name](now)}" for name in sorted(_OTHER_APPS_PARTS))
     return (
         f"{runs['count']}:{runs['newest']}:{prices['newest']}:{prices['count']}:{prices['in_force']}:"
