@@ -18,7 +18,16 @@ from metering.models import MeteredAlarm
 
 # The worked deployment of tests/metering and its stand-in Prometheus: fixtures, imported to be found, so each
 # test's parameters of the same names are flagged F811 by ruff.
-from tests.metering.conftest import benchmark, deployment, h100, make_run, meter_months, prometheus  # noqa: F401
+from tests.metering.conftest import (  # noqa: F401
+    benchmark,
+    deployment,
+    h100,
+    make_run,
+    meter_days,
+    meter_months,
+    prometheus,
+    weekly_traffic,
+)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("empty_cache")]
 
@@ -159,8 +168,6 @@ def test_the_table_says_when_it_shows_only_the_newest_of_the_open_alarms(
     logged_in,
 ):
     from decimal import Decimal
-
-    from tests.metering.test_regressions import meter_days, weekly_traffic
 
     days = meter_days(deployment, prometheus, weekly_traffic(13))
     assert not MeteredAlarm.objects.exists()  # none raised by the rules: the 12 below are stored as rows

@@ -73,11 +73,33 @@ def benchmark(h100, make_run):  # noqa: F811  (the fixture imported above)
     )  # fmt: skip
 
 
-def meter_months(deployment, prometheus, served: list[tuple[int, int]]):
-    """Meter back-to-back 30-day periods from START, each serving (requests, output tokens)."""
+def meter_periods(deployment, prometheus, served: list[tuple[int, int]], length: timedelta):
+    """Meter back-to-back periods of `length` from START, each serving (requests, output tokens)."""
     periods = []
     for index, (requests, tokens) in enumerate(served):
-        start = START + index * THIRTY_DAYS
-        prometheus.serve(start + THIRTY_DAYS, requests=requests, tokens=tokens)
-        periods.append(period_meter(deployment=deployment, start=start, end=start + THIRTY_DAYS))
+        start = START + index * length
+        prometheus.serve(start + length, requests=requests, tokens=tokens)
+        periods.append(period_meter(deployment=deployment, start=start, end=start + length))
     return periods
+
+
+def meter_months(deployment, prometheus, served: list[tuple[int, int]]):
+    """Meter back-to-back 30-day periods from START, each serving (requests, output tokens)."""
+    return meter_periods(deployment, prometheus, served, THIRTY_DAYS)
+
+
+# Days, as the daily schedule meters them: 1 x H100 at $2.29 per hour, 2.29 x 24 = $54.96 a day whatever it serves.
+# A weekday serves 20,000 requests x 500 tokens = 10M output tokens: 54.96 / 10 = $5.496 per 1M; a weekend day
+# 12,000 x 500 = 6M: 54.96 / 6 = $9.16 per 1M, +66.7 % on a weekday with nothing regressed.
+WEEKDAY, WEEKEND_DAY = (20_000, 10_000_000), (12_000, 6_000_000)
+ONE_DAY = timedelta(days=1)
+
+
+def meter_days(deployment, prometheus, served: list[tuple[int, int]]):
+    """Meter back-to-back UTC days from START (Tuesday 2026-09-01), each serving (requests, output tokens)."""
+    return meter_periods(deployment, prometheus, served, ONE_DAY)
+
+
+def weekly_traffic(days: int) -> list[tuple[int, int]]:
+    """(requests, output tokens) of each day from START: WEEKDAY on Monday to Friday, WEEKEND_DAY on the weekend."""
+    return [WEEKEND_DAY if (START + index * ONE_DAY).weekday() >= 5 else WEEKDAY for index in range(days)]

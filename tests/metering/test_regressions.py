@@ -6,7 +6,6 @@ counters come from a stand-in for the Prometheus query API (the real one is exer
 and tests/endpoints/test_metering_vllm.py): what is tested here is what the periods' figures decide.
 """
 
-from datetime import timedelta
 from decimal import Decimal
 
 import pytest
@@ -14,7 +13,7 @@ import pytest
 from metering.models import MeteredAlarm
 from metering.regressions import period_regression_of
 from metering.services import period_meter
-from tests.metering.conftest import START, THIRTY_DAYS, meter_months
+from tests.metering.conftest import START, THIRTY_DAYS, meter_days, meter_months, weekly_traffic
 
 pytestmark = pytest.mark.django_db
 
@@ -164,26 +163,6 @@ def test_the_alarm_is_listed_acknowledged_by_staff_and_exported_while_open(
     assert staff_api.post(f"/api/v1/metered-alarms/{alarm.pk}/ack/").json()["acknowledged_at"] is not None
     assert api.get("/api/v1/metered-alarms/?acknowledged=false").json()["results"] == []
     assert _open_metered_alarms(client) == []
-
-
-# Days, as the daily schedule meters them: 1 x H100 at $2.29 per hour, 2.29 x 24 = $54.96 a day whatever it serves.
-# A weekday serves 20,000 requests x 500 tokens = 10M output tokens: 54.96 / 10 = $5.496 per 1M; a weekend day
-# 12,000 x 500 = 6M: 54.96 / 6 = $9.16 per 1M, +66.7 % on a weekday with nothing regressed.
-WEEKDAY, WEEKEND_DAY = (20_000, 10_000_000), (12_000, 6_000_000)
-
-
-def meter_days(deployment, prometheus, served: list[tuple[int, int]]):
-    """Meter back-to-back UTC days from START (Tuesday 2026-09-01), each serving (requests, output tokens)."""
-    periods = []
-    for index, (requests, tokens) in enumerate(served):
-        start = START + timedelta(days=index)
-        prometheus.serve(start + timedelta(days=1), requests=requests, tokens=tokens)
-        periods.append(period_meter(deployment=deployment, start=start, end=start + timedelta(days=1)))
-    return periods
-
-
-def weekly_traffic(days: int) -> list[tuple[int, int]]:
-    return [WEEKEND_DAY if (START + timedelta(days=index)).weekday() >= 5 else WEEKDAY for index in range(days)]
 
 
 def test_a_quiet_weekend_day_is_compared_with_weekend_days_not_the_busier_weekdays(deployment, prometheus):
